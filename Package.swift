@@ -1,0 +1,68 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// OpenSSL backs crypto and TLS on Linux; Apple platforms use CryptoKit, Security and Network instead.
+let openSSLOnLinux: Target.Dependency = .target(name: "COpenSSL", condition: .when(platforms: [.linux]))
+
+let package = Package(
+    name: "Tidings",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "TidingsCore", targets: ["TidingsCore"]),
+        .library(name: "TidingsNet", targets: ["TidingsNet"]),
+        .library(name: "TidingsKecalek", targets: ["TidingsKecalek"]),
+        .library(name: "TidingsSandbox", targets: ["TidingsSandbox"]),
+        .executable(name: "tidings", targets: ["tidings"]),
+        .executable(name: "tidings-bench", targets: ["tidings-bench"]),
+    ],
+    targets: [
+        // System libraries (Debian: libsqlite3-dev, libssl-dev).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+
+        // Library layers, each depending only on the ones above it.
+        .target(name: "TidingsCore", dependencies: ["CSQLite", openSSLOnLinux]),
+        .target(name: "TidingsNet", dependencies: ["TidingsCore", openSSLOnLinux]),
+        .target(name: "TidingsKecalek", dependencies: ["TidingsCore", "TidingsNet"]),
+        .target(name: "TidingsSandbox", dependencies: ["TidingsCore", "TidingsNet", "TidingsKecalek"]),
+
+        // Executables.
+        .executableTarget(
+            name: "tidings",
+            dependencies: ["TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandbox"]
+        ),
+        .executableTarget(
+            name: "tidings-bench",
+            dependencies: ["TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandbox", "CSQLite"],
+            path: "Benchmarks/tidings-bench"
+        ),
+        // A child process for the store's crash test: writes outbox rows until it is killed.
+        .executableTarget(
+            name: "StoreCrashWriter",
+            dependencies: ["TidingsCore"],
+            path: "Tests/StoreCrashWriter"
+        ),
+
+        // Test support: starts the real Python peers on loopback and stops them by process id.
+        .target(name: "PeerSupport", dependencies: [], path: "Tests/PeerSupport"),
+
+        // Tests.
+        .testTarget(name: "TidingsCoreTests", dependencies: ["TidingsCore", "CSQLite"]),
+        .testTarget(name: "TidingsNetTests", dependencies: ["TidingsNet", "TidingsCore"]),
+        .testTarget(name: "InteropTests", dependencies: ["TidingsNet", "TidingsCore", "PeerSupport"]),
+        .testTarget(
+            name: "TidingsKecalekTests",
+            dependencies: ["TidingsKecalek", "TidingsSandbox", "TidingsCore", "TidingsNet"]
+        ),
+        .testTarget(name: "CLITests", dependencies: ["TidingsCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+/// TidingsKecalek: incremental message sync for the Kecalek encrypted messenger.
+public enum TidingsKecalek {}

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Exit codes of the tool, as sysexits(3) defines them.
+enum ExitCode {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    static let usage: Int32 = 64
+}
+
+/// Finds the command a command line names, runs it and maps the outcome to an exit code.
+struct Runner {
+    let root: Command
+
+    /// Runs `words` (without the program name) and returns the process exit code.
+    func run(_ words: [String]) async -> Int32 {
+        var path: [String] = []
+        var command = root
+        var arguments = Arguments(words)
+        do {
+            while true {
+                if arguments.flag("-h", "--help") { return printHelp(command, path: path) }
+                if !command.subcommands.isEmpty, arguments.words.first == "help" {
+                    _ = arguments.popPositional()
+                    return try help(for: &arguments, from: command, path: path)
+                }
+                if let body = command.run, command.subcommands.isEmpty || arguments.words.first.map(isOption) ?? true {
+                    try await body(&arguments)
+                    return ExitCode.success
+                }
+                guard let word = arguments.popPositional() else {
+                    if let first = arguments.words.first {
+                        throw UsageError(message: "Unknown option '\(first)'.")
+                    }
+                    return printHelp(command, path: path)
+                }
+                guard let next = command.subcommands.first(where: { $0.name == word }) else {
+                    throw UsageError(message: "Unknown command '\(word)'.")
+                }
+                path.append(word)
+                command = next
+            }
+        } catch let error as UsageError {
+            let prefix = (["tidings"] + path).joined(separator: " ")
+            writeStandardError(
+                "Error: \(error.message)\nUsage: tidings \(command.usage)\n"
+                    + "  See '\(prefix) --help' for more information.\n")
+            return ExitCode.usage
+        } catch {
+            writeStandardError("Error: \(error)\n")
+            return ExitCode.failure
+        }
+    }
+
+    private func isOption(_ word: String) -> Bool { word.hasPrefix("-") }
+
+    private func help(for arguments: inout Arguments, from command: Command, path: [String]) throws -> Int32 {
+        var command = command
+        var path = path
+        while let word = arguments.popPositional() {
+            guard let next = command.subcommands.first(where: { $0.name == word }) else {
+                throw UsageError(message: "Unknown command '\(word)'.")
+            }
+            command = next
+            path.append(word)
+        }
+        try arguments.finish()
+        return printHelp(command, path: path)
+    }
+
+    private func printHelp(_ command: Command, path: [String]) -> Int32 {
+        print(command.help(path: path), terminator: "")
+        return ExitCode.success
+    }
+}
+
+/// Writes `text` to standard error, unbuffered.
+func writeStandardError(_ text: String) {
+    var bytes = Array(text.utf8)
+    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+}

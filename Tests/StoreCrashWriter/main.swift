@@ -1,0 +1,2 @@
+// Replaced by the store's crash-test writer.
+print("StoreCrashWriter")

@@ -1,0 +1,31 @@
+import Testing
+
+@testable import TidingsCore
+
+@Suite struct LoggerTests {
+    final class Collected: @unchecked Sendable {
+        var records: [LogRecord] = []
+    }
+
+    @Test func dropsRecordsBelowTheMinimumLevelWithoutBuildingThem() {
+        let collected = Collected()
+        let log = Logger(subsystem: "test", minimumLevel: .warning) { collected.records.append($0) }
+        var built = 0
+        func message() -> String {
+            built += 1
+            return "m"
+        }
+        log.info(message())
+        log.warning(message())
+        #expect(built == 1)
+        #expect(collected.records.map(\.level) == [.warning])
+        #expect(collected.records.first?.description == "[warning] test: m")
+    }
+
+    @Test func scopedKeepsSinkAndLevel() {
+        let collected = Collected()
+        let log = Logger(subsystem: "a", minimumLevel: .debug) { collected.records.append($0) }.scoped("b")
+        log.debug("x")
+        #expect(collected.records.map(\.subsystem) == ["b"])
+    }
+}

@@ -1,0 +1,1 @@
+// Placeholder so the target has a source file; removed once real tests land.

@@ -21,28 +21,23 @@ struct Runner {
         var command = root
         var arguments = Arguments(words)
         do {
-            while true {
-                if arguments.flag("-h", "--help") { return printHelp(command, path: path) }
-                if !command.subcommands.isEmpty, arguments.words.first == "help" {
-                    _ = arguments.popPositional()
-                    return try help(for: &arguments, from: command, path: path)
-                }
-                if let body = command.run, command.subcommands.isEmpty || arguments.words.first.map(isOption) ?? true {
-                    try await body(&arguments)
-                    return ExitCode.success
-                }
-                guard let word = arguments.popPositional() else {
-                    if let first = arguments.words.first {
-                        throw UsageError(message: "Unknown option '\(first)'.")
-                    }
-                    return printHelp(command, path: path)
-                }
-                guard let next = command.subcommands.first(where: { $0.name == word }) else {
-                    throw UsageError(message: "Unknown command '\(word)'.")
-                }
+            while let word = arguments.words.first, let next = command.subcommands.first(where: { $0.name == word }) {
+                _ = arguments.popPositional()
                 path.append(word)
                 command = next
             }
+            if arguments.flag("-h", "--help") { return printHelp(command, path: path) }
+            if !command.subcommands.isEmpty, arguments.words.first == "help" {
+                _ = arguments.popPositional()
+                return try help(for: &arguments, from: command, path: path)
+            }
+            if let body = command.run, command.subcommands.isEmpty || arguments.words.first.map(isOption) ?? true {
+                try await body(&arguments)
+                return ExitCode.success
+            }
+            guard let word = arguments.words.first else { return printHelp(command, path: path) }
+            if isOption(word) { throw UsageError(message: "Unknown option '\(word)'.") }
+            throw UsageError(message: "Unknown command '\(word)'.")
         } catch let error as UsageError {
             let prefix = (["tidings"] + path).joined(separator: " ")
             writeStandardError(

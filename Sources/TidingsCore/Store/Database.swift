@@ -32,12 +32,15 @@ public final class Database: @unchecked Sendable {
         public var now: @Sendable () -> Date
         /// Where recovery and migration notices go.
         public var logger: Logger
+        /// The cipher for encrypted values; when set, opening checks the key (``StoreError/wrongKey``).
+        public var cipher: ValueCipher?
 
         /// A configuration with a 5-second busy timeout, the system's wall time and no logging.
         public init(
             busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = .disabled
+            logger: Logger = .disabled, cipher: ValueCipher? = nil
         ) {
+            self.cipher = cipher
             self.busyTimeout = busyTimeout
             self.now = now
             self.logger = logger
@@ -62,6 +65,8 @@ public final class Database: @unchecked Sendable {
     public let schema: DatabaseSchema
     /// What opening did: creation, migrations, and recovery if the file had to be replaced.
     public let openReport: OpenReport
+    /// The configuration's cipher, for sealing and opening values of this store.
+    public let cipher: ValueCipher?
 
     private let logger: Logger
     private let lock = NSRecursiveLock()
@@ -77,7 +82,8 @@ public final class Database: @unchecked Sendable {
     ///   - configuration: Busy timeout, clock and logger.
     /// - Throws: ``StoreError/cannotOpen`` (missing directory, permissions), ``StoreError/busy`` (another
     ///   process holds the file), ``StoreError/migrationFailed`` when the migrations fail even on an empty
-    ///   store (a bug in them), ``StoreError/misuse`` for an invalid schema or an undeclared table, and other
+    ///   store (a bug in them), ``StoreError/wrongKey`` when the configuration's cipher is not the store's key
+    ///   (the file is left alone), ``StoreError/misuse`` for an invalid schema or an undeclared table, and other
     ///   ``StoreError``s from SQLite. Corruption, a non-database file and a too-new schema do not throw: they
     ///   are recovered from and reported in ``openReport``.
     public init(path: String, schema: DatabaseSchema, configuration: Configuration = Configuration()) throws {
@@ -88,6 +94,7 @@ public final class Database: @unchecked Sendable {
         self.schema = schema
         self.openReport = report
         self.logger = configuration.logger.scoped("store")
+        self.cipher = configuration.cipher
         self.connection = DatabaseConnection(handle: handle)
     }
 

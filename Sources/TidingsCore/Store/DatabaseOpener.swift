@@ -12,16 +12,11 @@ struct DatabaseOpener {
     let path: String
     let schema: DatabaseSchema
     let configuration: Database.Configuration
-    let hooks: DatabaseOpenHooks
 
-    init(
-        path: String, schema: DatabaseSchema, configuration: Database.Configuration,
-        hooks: DatabaseOpenHooks = DatabaseOpenHooks()
-    ) {
+    init(path: String, schema: DatabaseSchema, configuration: Database.Configuration) {
         self.path = path
         self.schema = schema
         self.configuration = configuration
-        self.hooks = hooks
     }
 
     private var isInMemory: Bool { path == ":memory:" || path.isEmpty }
@@ -72,7 +67,7 @@ struct DatabaseOpener {
                 Self.close(handle)
                 return .replace(.corrupt(problem))
             }
-            try hooks.verify(db)
+            try configuration.cipher?.verifyKey(in: db)
             let found = try db.userVersion()
             if found > schema.version {
                 Self.close(handle)
@@ -84,7 +79,7 @@ struct DatabaseOpener {
                     return .replace(failure)
                 }
             } else {
-                try hooks.prepare(db)
+                try prepareMetadata(db)
             }
             try checkDeclaredTables(db)
             return .ready(handle, migratedFrom: found)
@@ -154,7 +149,7 @@ struct DatabaseOpener {
             for migration in schema.migrations where migration.version > found {
                 do { try migration.body(db) } catch { throw MigrationStepError(version: migration.version, error) }
             }
-            try hooks.prepare(db)
+            try prepareMetadata(db)
             // user_version cannot be bound as a parameter; the value is an Int from the schema, not input.
             try db.execute("PRAGMA user_version = \(schema.version)")
             try db.execute("COMMIT")
@@ -186,7 +181,7 @@ struct DatabaseOpener {
     /// Every table the migrations made must be declared durable or disposable: otherwise recovery could not
     /// know whether dropping it loses data.
     private func checkDeclaredTables(_ db: DatabaseConnection) throws {
-        let declared = Set(schema.tables.map { $0.name.lowercased() } + hooks.internalTables)
+        let declared = Set(schema.tables.map { $0.name.lowercased() } + [ValueCipher.metadataTable])
         let existing = try db.fetchAll(
             String.self, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         if let undeclared = existing.first(where: { !declared.contains($0.lowercased()) }) {
@@ -194,7 +189,26 @@ struct DatabaseOpener {
         }
     }
 
+    /// Creates Tidings' own metadata table and records the cipher's key check on first use.
+    private func prepareMetadata(_ db: DatabaseConnection) throws {
+        try db.execute("CREATE TABLE IF NOT EXISTS tidings_meta(name TEXT PRIMARY KEY, value BLOB NOT NULL)")
+        try configuration.cipher?.recordKey(in: db)
+    }
+
     // MARK: Salvage
+
+    /// A reason not to copy from the old file: values sealed under another key would never open.
+    private func refusesSalvage(from source: DatabaseConnection) -> String? {
+        do {
+            try configuration.cipher?.verifyKey(in: source)
+            return nil
+        } catch StoreError.wrongKey {
+            return "the old file was sealed with another key; nothing copied"
+        } catch {
+            // An unreadable key check (damage) does not prove a different key: copy what can be read.
+            return nil
+        }
+    }
 
     /// Copies the durable tables' readable rows from the moved-aside file into the fresh store.
     private func salvage(from oldPath: String, into handle: OpaquePointer) -> [RecoveryReport.SalvagedTable] {
@@ -217,7 +231,7 @@ struct DatabaseOpener {
         // A truncated file's header claims more pages than the file has; SQLite refuses to read it at all unless
         // writable_schema is on. The connection is read-only, so this only lets the surviving pages be read.
         try? source.execute("PRAGMA writable_schema = ON")
-        if let problem = hooks.checkSalvageSource(source) {
+        if let problem = refusesSalvage(from: source) {
             return durable.map { .init(table: $0, rowsCopied: 0, rowsRefused: 0, problem: problem) }
         }
         // Parents and children are copied table by table; the fresh store checks references afterwards.
@@ -332,18 +346,6 @@ struct DatabaseOpener {
         }
         return target
     }
-}
-
-/// Extension points of opening, filled in by features that need the store's metadata (the value cipher).
-struct DatabaseOpenHooks {
-    /// Tables Tidings itself creates, which need no declaration.
-    var internalTables: [String] = []
-    /// Runs after the file checks, before migrations; throws to refuse the file (e.g. a wrong key).
-    var verify: (DatabaseConnection) throws -> Void = { _ in }
-    /// Runs inside the migration transaction (or alone when no migration is pending).
-    var prepare: (DatabaseConnection) throws -> Void = { _ in }
-    /// Returns a reason not to copy from a moved-aside file (e.g. it was sealed with another key).
-    var checkSalvageSource: (DatabaseConnection) -> String? = { _ in nil }
 }
 
 private func posixOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {

@@ -131,7 +131,8 @@ actor EventLog {
         #expect(Duration.clampedSeconds(2.5) == .milliseconds(2500))
         #expect(Duration.clampedSeconds(-1) == .zero)
         #expect(Duration.clampedSeconds(.nan) == .zero)
-        #expect(Duration.clampedSeconds(.infinity) == .zero)
+        #expect(Duration.clampedSeconds(-.infinity) == .zero)
+        #expect(Duration.clampedSeconds(.infinity) == Duration.clampedSeconds(1e300))
         #expect(Duration.clampedSeconds(1e300) > .seconds(1e9))
     }
 }

@@ -12,6 +12,7 @@ import Testing
         #expect(RetryAfter.parse("120", now: now) == .seconds(120))
         #expect(RetryAfter.parse(" 0 ", now: now) == .zero)
         #expect(RetryAfter.parse("99999999999999999999999999", now: now).map { $0 > .seconds(1e9) } == true)
+        #expect(RetryAfter.parse(String(repeating: "9", count: 400), now: now).map { $0 > .seconds(1e9) } == true)
         for bad in ["", "-5", "1.5", "soon", "12s", "0x10", "١٢"] {
             #expect(RetryAfter.parse(bad, now: now) == nil, "\(bad)")
         }

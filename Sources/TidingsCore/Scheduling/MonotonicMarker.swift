@@ -2,12 +2,13 @@ import Foundation
 
 /// `MarkerStorage` persists marker values by key (for example "read position of the home timeline").
 ///
-/// Implementations must make `saveMarker` durable before returning and must be safe to call from
-/// any thread.
+/// Implementations must make `saveMarker` durable before returning, must be safe to call from any
+/// thread, and must never move a stored marker backwards (they may keep a greater stored value,
+/// e.g. one written by another process).
 public protocol MarkerStorage: Sendable {
     /// The stored value for `key`, or `nil` if none was ever saved.
     func loadMarker(key: String) throws -> ServerID?
-    /// Stores `value` for `key`, replacing any earlier value.
+    /// Stores `value` for `key` unless a greater value is already stored.
     func saveMarker(_ value: ServerID, key: String) throws
 }
 
@@ -21,7 +22,12 @@ public final class InMemoryMarkerStorage: MarkerStorage, @unchecked Sendable {
 
     public func loadMarker(key: String) throws -> ServerID? { lock.withLock { values[key] } }
 
-    public func saveMarker(_ value: ServerID, key: String) throws { lock.withLock { values[key] = value } }
+    public func saveMarker(_ value: ServerID, key: String) throws {
+        lock.withLock {
+            if let stored = values[key], stored > value { return }
+            values[key] = value
+        }
+    }
 }
 
 /// A `MonotonicMarker` is a persisted position that only moves forward in ``ServerID`` order.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TidingsCore
 
 @testable import TidingsNet
 
@@ -126,7 +127,7 @@ import Testing
     }
 
     @Test func aTimeoutOnTheVirtualClockCancelsTheOperation() async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let listener = try TCPListener.bind(port: 0)
         let attempt = Task {
             try await withTimeout(
@@ -134,10 +135,10 @@ import Testing
             ) { try await listener.accept() }
         }
         // Nobody connects; only virtual time passes.
-        while clock.sleeperCount == 0 { await Task.yield() }
-        clock.advance(by: .seconds(4))
-        #expect(clock.sleeperCount == 1)
-        clock.advance(by: .seconds(1))
+        #expect(await clock.waitForSleepers(1))
+        await clock.advance(by: .seconds(4))
+        #expect(clock.pendingSleepers == 1)
+        await clock.advance(by: .seconds(1))
         await #expect {
             _ = try await attempt.value
         } throws: { error in

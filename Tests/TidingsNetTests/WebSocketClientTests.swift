@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TidingsCore
 
 @testable import TidingsNet
 
@@ -209,7 +210,7 @@ import Testing
     }
 
     @Test func unansweredPingsDeclareThePeerDeadOnTheVirtualClock() async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let server = try LoopbackWebSocketServer()
         var configuration = WebSocket.Configuration(pingInterval: .seconds(30), pongTimeout: .seconds(10))
         configuration.clock = clock
@@ -223,22 +224,22 @@ import Testing
         var messages = socket.messages.makeAsyncIterator()
 
         // First round: the server answers, so the connection survives the pong deadline.
-        clock.advance(by: .seconds(30))
+        await clock.advance(by: .seconds(30))
         let firstPing = try await side.nextFrame()
         #expect(firstPing?.opcode == .ping)
         try await side.send(WebSocketFrame(opcode: .pong, payload: firstPing?.payload ?? []))
         try await side.send(WebSocketFrame(opcode: .text, payload: Array("still here".utf8)))
         // The reader handles frames in order: once the text is out, the pong has been seen.
         #expect(try await messages.next() == .text("still here"))
-        clock.advance(by: .seconds(10))
+        await clock.advance(by: .seconds(10))
 
         // Second round: silence. The client must give up exactly at the pong timeout.
-        clock.advance(by: .seconds(20))
+        await clock.advance(by: .seconds(20))
         let secondPing = try await side.nextFrame()
         #expect(secondPing?.opcode == .ping)
         #expect(secondPing?.payload != firstPing?.payload)
-        clock.advance(by: .seconds(9))
-        clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(9))
+        await clock.advance(by: .seconds(1))
         await #expect {
             _ = try await messages.next()
         } throws: { error in
@@ -248,7 +249,7 @@ import Testing
     }
 
     @Test func anIdleConnectionWithoutPingsNeverTimesOut() async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let server = try LoopbackWebSocketServer()
         var configuration = WebSocket.Configuration(pingInterval: nil)
         configuration.clock = clock
@@ -260,8 +261,8 @@ import Testing
         let socket = try await WebSocket.connect(to: server.url, configuration: configuration)
         let side = try await serverSide
         // A day of virtual silence: nothing may be waiting on the clock to cut the connection.
-        clock.advance(by: .seconds(86_400))
-        #expect(clock.sleeperCount == 0)
+        await clock.advance(by: .seconds(86_400))
+        #expect(clock.pendingSleepers == 0)
         try await side.send(WebSocketFrame(opcode: .text, payload: Array("morning".utf8)))
         var iterator = socket.messages.makeAsyncIterator()
         #expect(try await iterator.next() == .text("morning"))

@@ -4,6 +4,12 @@
 #include <openssl/bio.h>
 #include <openssl/ssl.h>
 
+// The socket reactor of TidingsNet needs epoll, which Swift's Glibc module does not export. This
+// Linux-only module is the one C entry point TidingsNet has, so the header is pulled in here.
+#ifdef __linux__
+#include <sys/epoll.h>
+#endif
+
 static inline long copenssl_set_tlsext_host_name(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);
 }

@@ -164,3 +164,26 @@ import TidingsNet
         }
     }
 }
+
+extension WebSocketInteropTests {
+    /// Thousands of small messages in flight, then mebibyte messages on the same connection: both
+    /// directions wait for socket readiness at once, which once lost a wake-up.
+    @Test func pipelinedMessagesThenLargeOnesKeepFlowing() async throws {
+        let peer = try startPeer(tls: false)
+        defer { peer.stop() }
+        let socket = try await WebSocket.connect(to: url(peer, "/echo"), configuration: configuration())
+        var messages = socket.messages.makeAsyncIterator()
+        let count = 5000
+        let sender = Task {
+            for index in 0..<count { try await socket.send(text: "pipe \(index)") }
+        }
+        for index in 0..<count { #expect(try await messages.next() == .text("pipe \(index)")) }
+        try await sender.value
+        let blob = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        for _ in 0..<3 {
+            try await socket.send(binary: blob)
+            #expect(try await messages.next() == .binary(blob))
+        }
+        await socket.close()
+    }
+}

@@ -20,6 +20,7 @@ Routes:
 import argparse
 import asyncio
 import hashlib
+import os
 import signal
 
 from aiohttp import web
@@ -139,7 +140,11 @@ async def main():
     port = site._server.sockets[0].getsockname()[1]
     print(f"READY {port}", flush=True)
     stop = asyncio.get_running_loop().create_future()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set_result, None)
+    # Exit at once on SIGTERM: a graceful close would wait for every client's closing handshake.
+    # A parent that spawns us from a Swift (libdispatch) thread passes on its blocked-signal mask, so
+    # SIGTERM must be unblocked first or it would never arrive.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     await stop
     await runner.cleanup()
 

@@ -13,6 +13,8 @@ Prints `READY <port>` once listening. Behaviour by request path:
 import argparse
 import asyncio
 import json
+import logging
+import os
 import signal
 import ssl
 
@@ -72,12 +74,18 @@ async def main():
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
     args = parser.parse_args()
+    # Failures of the server side (bad frames from the client) go to stderr, which the tests show.
+    logging.basicConfig(level=logging.INFO if os.environ.get("WS_PEER_DEBUG") else logging.WARNING)
     context = None
     if args.tls_cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.tls_cert, args.tls_key)
     stop = asyncio.get_running_loop().create_future()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set_result, None)
+    # Exit at once on SIGTERM: a graceful close would wait for every client's closing handshake.
+    # A parent that spawns us from a Swift (libdispatch) thread passes on its blocked-signal mask, so
+    # SIGTERM must be unblocked first or it would never arrive.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     async with serve(
         handler,
         "127.0.0.1",

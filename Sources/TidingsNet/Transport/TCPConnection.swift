@@ -80,12 +80,14 @@ public final class TCPConnection: ByteStream, @unchecked Sendable {
                 lastError = TransportError(kind: .system, operation: "fcntl", host: host, code: configureError)
                 continue
             }
-            let channel = SocketChannel(descriptor: descriptor)
             let result = address.storage.withUnsafeBytes { raw in
                 raw.withMemoryRebound(to: sockaddr.self) { systemConnect(descriptor, $0.baseAddress, address.length) }
             }
-            if result == 0 { return TCPConnection(channel: channel, remoteHost: host) }
             let code = errno
+            // The channel (and its readiness registration) comes after `connect`, so the first
+            // write-readiness it reports belongs to the connection attempt, not to the fresh socket.
+            let channel = SocketChannel(descriptor: descriptor)
+            if result == 0 { return TCPConnection(channel: channel, remoteHost: host) }
             guard code == EINPROGRESS else {
                 channel.close()
                 lastError = TransportError(
@@ -94,19 +96,35 @@ public final class TCPConnection: ByteStream, @unchecked Sendable {
                 continue
             }
             do {
-                try await channel.writable.wait()
+                while true {
+                    try await channel.writable.wait()
+                    let outcome = try channel.withDescriptor(operation: "connect") { descriptor -> Int32? in
+                        var socketError: Int32 = 0
+                        var length = socklen_t(MemoryLayout<Int32>.size)
+                        _ = getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &socketError, &length)
+                        if socketError != 0 { return socketError }
+                        var peer = sockaddr_storage()
+                        var peerLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                        let connected = withUnsafeMutablePointer(to: &peer) {
+                            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                                getpeername(descriptor, $0, &peerLength)
+                            }
+                        }
+                        // Not connected and no error yet: a spurious wake-up, keep waiting.
+                        return connected == 0 ? 0 : nil
+                    }
+                    guard let socketError = outcome else { continue }
+                    if socketError == 0 { return TCPConnection(channel: channel, remoteHost: host) }
+                    channel.close()
+                    lastError = TransportError(
+                        kind: socketError == ECONNREFUSED ? .connectionRefused : .system, operation: "connect",
+                        host: host, code: socketError, detail: errnoDescription(socketError))
+                    break
+                }
             } catch {
                 channel.close()
                 throw error
             }
-            var socketError: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            _ = getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &socketError, &length)
-            if socketError == 0 { return TCPConnection(channel: channel, remoteHost: host) }
-            channel.close()
-            lastError = TransportError(
-                kind: socketError == ECONNREFUSED ? .connectionRefused : .system, operation: "connect",
-                host: host, code: socketError, detail: errnoDescription(socketError))
         }
         throw lastError
     }

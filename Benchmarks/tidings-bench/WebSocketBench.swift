@@ -1,0 +1,196 @@
+import Foundation
+import TidingsNet
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `tidings-bench websocket`: Tidings' WebSocket client against the `websockets` library's asyncio
+/// client, both talking to one `websockets` echo server (Tests/Peers/ws_peer.py) on loopback, over
+/// ws and wss, in the same run.
+let webSocketSuite = BenchSuite(
+    name: "websocket",
+    abstract: "WebSocket client vs Python websockets client: connect, echo RTT, pipelined echoes, 1 MiB"
+) { reporter in
+    try await WebSocketBench.run(reporter)
+}
+
+enum WebSocketBench {
+    /// The workload, the same on both sides (see Tests/Peers/ws_bench_client.py).
+    static let connects = 20
+    static let echoes = 1_000
+    static let pipelined = 5_000
+    static let bigRounds = 10
+
+    struct Figures: Decodable {
+        var connect_ms: Double
+        var echo_p50_ms: Double
+        var echo_p99_ms: Double
+        var pipelined_per_s: Double
+        var big_ms: Double
+    }
+
+    struct BenchError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func run(_ reporter: BenchReporter) async throws {
+        let root = root()
+        let tls = root.appendingPathComponent("Tests/Fixtures/tls")
+        var firstID = 1
+        for secure in [false, true] {
+            let arguments =
+                secure
+                ? [
+                    "--tls-cert", tls.appendingPathComponent("server.pem").path, "--tls-key",
+                    tls.appendingPathComponent("server.key").path,
+                ] : []
+            let (server, port) = try startPeer(root: root, arguments: arguments)
+            defer {
+                kill(server.processIdentifier, SIGTERM)
+                server.waitUntilExit()
+            }
+            let url = URL(string: "\(secure ? "wss" : "ws")://127.0.0.1:\(port)/echo")!
+            var configuration = WebSocket.Configuration(pingInterval: nil)
+            configuration.tls.additionalTrustedCertificates = [
+                try String(contentsOf: tls.appendingPathComponent("ca.pem"), encoding: .utf8)
+            ]
+            _ = try await measureTidings(url: url, configuration: configuration, scale: 10)
+            let tidings = try await measureTidings(url: url, configuration: configuration, scale: 1)
+            let python = try runPython(
+                root: root, url: url, ca: secure ? tls.appendingPathComponent("ca.pem").path : nil)
+            let label = secure ? "wss" : "ws"
+            let rows: [(String, String, Double, Double)] = [
+                ("connect time (\(label)), median", "ms", tidings.connect_ms, python.connect_ms),
+                ("32 B text echo round trip (\(label)), p50", "ms", tidings.echo_p50_ms, python.echo_p50_ms),
+                ("32 B text echo round trip (\(label)), p99", "ms", tidings.echo_p99_ms, python.echo_p99_ms),
+                (
+                    "pipelined 32 B echoes (\(label)), \(pipelined) in flight", "msg/s", tidings.pipelined_per_s,
+                    python.pipelined_per_s
+                ),
+                ("1 MiB binary echo (\(label)), median", "ms", tidings.big_ms, python.big_ms),
+            ]
+            for (offset, row) in rows.enumerated() {
+                let higherIsBetter = row.1 == "msg/s"
+                reporter.report(
+                    BenchResult(
+                        id: "WS\(firstID + offset)", name: row.0, value: row.2, unit: row.1, baseline: row.3,
+                        note: "baseline: websockets 17 asyncio client; \(higherIsBetter ? "higher" : "lower") is better"
+                    ))
+            }
+            firstID += rows.count
+        }
+    }
+
+    /// Runs the workload with Tidings' client; `scale` divides the counts (for a warm-up).
+    static func measureTidings(url: URL, configuration: WebSocket.Configuration, scale: Int) async throws -> Figures {
+        var connectTimes: [Double] = []
+        for _ in 0..<max(connects / scale, 1) {
+            var socket: WebSocket?
+            connectTimes.append(
+                try await measureSecondsAsync {
+                    socket = try await WebSocket.connect(to: url, configuration: configuration)
+                }
+                    * 1000)
+            await socket?.close()
+        }
+        let socket = try await WebSocket.connect(to: url, configuration: configuration)
+        var messages = socket.messages.makeAsyncIterator()
+        for _ in 0..<50 {
+            try await socket.send(text: "warm-up")
+            _ = try await messages.next()
+        }
+        var roundTrips: [Double] = []
+        for index in 0..<max(echoes / scale, 1) {
+            let text = "echo " + String(repeating: "0", count: 27 - String(index).count) + String(index)
+            roundTrips.append(
+                try await measureSecondsAsync {
+                    try await socket.send(text: text)
+                    _ = try await messages.next()
+                } * 1000)
+        }
+        let count = max(pipelined / scale, 1)
+        let pipelinedSeconds = try await measureSecondsAsync {
+            let sender = Task {
+                for index in 0..<count {
+                    try await socket.send(
+                        text: "pipe " + String(repeating: "0", count: 27 - String(index).count) + String(index))
+                }
+            }
+            for _ in 0..<count { _ = try await messages.next() }
+            try await sender.value
+        }
+        let blob = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        var bigTimes: [Double] = []
+        for _ in 0..<max(bigRounds / scale, 1) {
+            var reply: WebSocketMessage?
+            bigTimes.append(
+                try await measureSecondsAsync {
+                    try await socket.send(binary: blob)
+                    reply = try await messages.next()
+                } * 1000)
+            guard reply == .binary(blob) else { throw BenchError(description: "1 MiB echo mismatch") }
+        }
+        await socket.close()
+        return Figures(
+            connect_ms: percentile(connectTimes, 0.5), echo_p50_ms: percentile(roundTrips, 0.5),
+            echo_p99_ms: percentile(roundTrips, 0.99), pipelined_per_s: Double(count) / pipelinedSeconds,
+            big_ms: percentile(bigTimes, 0.5))
+    }
+
+    static func runPython(root: URL, url: URL, ca: String?) throws -> Figures {
+        let process = Process()
+        process.executableURL = root.appendingPathComponent(".venv/bin/python")
+        process.arguments =
+            [
+                root.appendingPathComponent("Tests/Peers/ws_bench_client.py").path, "--url", url.absoluteString,
+                "--connects", String(connects), "--echoes", String(echoes), "--pipelined", String(pipelined),
+                "--big", String(bigRounds),
+            ] + (ca.map { ["--ca", $0] } ?? [])
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let line = data.split(separator: 0x0A).first else {
+            throw BenchError(description: "the Python baseline failed (\(process.terminationStatus))")
+        }
+        return try JSONDecoder().decode(Figures.self, from: Data(line))
+    }
+
+    /// Starts ws_peer.py and reads its `READY <port>` line.
+    static func startPeer(root: URL, arguments: [String]) throws -> (Process, Int) {
+        let process = Process()
+        process.executableURL = root.appendingPathComponent(".venv/bin/python")
+        process.arguments = [root.appendingPathComponent("Tests/Peers/ws_peer.py").path, "--port", "0"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var data = Data()
+        while !data.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            data.append(chunk)
+        }
+        let line = String(decoding: data.prefix { $0 != 0x0A }, as: UTF8.self)
+        guard line.hasPrefix("READY "), let port = Int(line.dropFirst(6)) else {
+            kill(process.processIdentifier, SIGTERM)
+            throw BenchError(description: "ws_peer.py did not start")
+        }
+        return (process, port)
+    }
+
+    /// The folder holding Package.swift (the bench runs from the project root or below it).
+    static func root() -> URL {
+        var url = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        while url.path != "/" {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path),
+                FileManager.default.fileExists(atPath: url.appendingPathComponent("Tests/Peers").path)
+            {
+                return url
+            }
+            url.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    }
+}

@@ -1,0 +1,206 @@
+#if os(Linux)
+    import COpenSSL
+    import Foundation
+    import Glibc
+
+    /// Wakes one waiting task when a descriptor becomes ready in one direction.
+    ///
+    /// The reactor reports edges (EPOLLET), so readiness that arrives while nobody waits is kept as a
+    /// sticky flag: the next `wait()` returns at once and the caller retries its system call. An
+    /// edge can therefore never be lost between a call that returned `EAGAIN` and the `wait()` after it.
+    final class ReadinessWaiter: @unchecked Sendable {
+        private struct State {
+            var ready = false
+            var cancelled = false
+            var waiter: CheckedContinuation<Void, any Error>?
+        }
+        private let state = Locked(State())
+        private let operation: String
+
+        init(operation: String) { self.operation = operation }
+
+        /// Called by the reactor thread on a readiness edge.
+        func signal() {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                guard let waiter = state.waiter else {
+                    state.ready = true
+                    return nil
+                }
+                state.waiter = nil
+                return waiter
+            }
+            waiter?.resume()
+        }
+
+        /// Suspends until the descriptor may be ready; throws when cancelled or when the channel closes.
+        func wait() async throws {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    enum Outcome { case suspend, ready, fail(any Error) }
+                    let outcome = state.withLock { state -> Outcome in
+                        if state.cancelled { return .fail(TransportError(kind: .closed, operation: operation)) }
+                        // Checked under the lock, so a racing cancellation is seen here or by onCancel.
+                        if Task.isCancelled { return .fail(CancellationError()) }
+                        if state.waiter != nil {
+                            return .fail(TransportError(kind: .concurrentRead, operation: operation))
+                        }
+                        if state.ready {
+                            state.ready = false
+                            return .ready
+                        }
+                        state.waiter = continuation
+                        return .suspend
+                    }
+                    switch outcome {
+                    case .suspend: break
+                    case .ready: continuation.resume()
+                    case .fail(let error): continuation.resume(throwing: error)
+                    }
+                }
+            } onCancel: {
+                let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }
+                waiter?.resume(throwing: CancellationError())
+            }
+        }
+
+        /// Fails a pending wait and every later one with `.closed`.
+        func cancel() {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                state.cancelled = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(throwing: TransportError(kind: .closed, operation: operation))
+        }
+    }
+
+    /// One thread blocked in `epoll_wait` for every socket of the process: no thread per connection,
+    /// and the Swift cooperative pool never blocks.
+    ///
+    /// Descriptors are registered once, edge-triggered, for both directions; events carry a
+    /// registration id rather than the descriptor, so an event that was already fetched for a closed
+    /// descriptor (whose number the kernel may have reused) finds no registration and is dropped.
+    final class EpollReactor: @unchecked Sendable {
+        static let shared = EpollReactor()
+
+        private struct Registration {
+            var readable: ReadinessWaiter
+            var writable: ReadinessWaiter
+        }
+
+        private let descriptor: Int32
+        private let registrations = Locked<[UInt64: Registration]>([:])
+        private let nextID = Locked<UInt64>(0)
+
+        private init() {
+            descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
+            let thread = Thread { [descriptor, registrations] in
+                Self.run(descriptor: descriptor, registrations: registrations)
+            }
+            thread.name = "tidings.net.reactor"
+            thread.start()
+        }
+
+        /// Starts reporting readiness of `fd` to the two waiters; returns the id to unregister with.
+        func register(_ fd: Int32, readable: ReadinessWaiter, writable: ReadinessWaiter) -> UInt64 {
+            let id = nextID.withLock { value -> UInt64 in
+                value += 1
+                return value
+            }
+            registrations.withLock { $0[id] = Registration(readable: readable, writable: writable) }
+            var event = epoll_event()
+            event.events =
+                EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
+            event.data.u64 = id
+            if epoll_ctl(descriptor, EPOLL_CTL_ADD, fd, &event) != 0 {
+                // Without a registration no wake-up would ever come: fail the waits instead of hanging.
+                registrations.withLock { $0[id] = nil }
+                readable.cancel()
+                writable.cancel()
+            }
+            return id
+        }
+
+        /// Stops reporting for `fd`; call before closing the descriptor.
+        func unregister(_ fd: Int32, id: UInt64) {
+            registrations.withLock { $0[id] = nil }
+            var event = epoll_event()
+            _ = epoll_ctl(descriptor, EPOLL_CTL_DEL, fd, &event)
+        }
+
+        private static func run(descriptor: Int32, registrations: Locked<[UInt64: Registration]>) {
+            let capacity = 128
+            let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
+            defer { events.deallocate() }
+            let readMask = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
+            let writeMask = EPOLLOUT.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
+            while true {
+                let count = epoll_wait(descriptor, events, Int32(capacity), -1)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                for index in 0..<Int(count) {
+                    let flags = events[index].events
+                    let id = events[index].data.u64
+                    guard let registration = registrations.withLock({ $0[id] }) else { continue }
+                    if flags & readMask != 0 { registration.readable.signal() }
+                    if flags & writeMask != 0 { registration.writable.signal() }
+                }
+            }
+        }
+    }
+
+    /// A non-blocking socket descriptor with its read and write readiness.
+    ///
+    /// System calls on the descriptor run under `state`'s lock after checking `closed`, so once
+    /// `close()` returns no call can touch a descriptor number the kernel may have reused.
+    final class SocketChannel: @unchecked Sendable {
+        private struct State {
+            var closed = false
+            var registration: UInt64?
+        }
+        let descriptor: Int32
+        let readable = ReadinessWaiter(operation: "read")
+        let writable = ReadinessWaiter(operation: "write")
+        private let state = Locked(State())
+
+        /// Wraps `descriptor` and registers it with the reactor.
+        ///
+        /// For a socket that is still connecting, create the channel after calling `connect`, so
+        /// that the first write-readiness edge means "connected" (or "failed").
+        init(descriptor: Int32) {
+            self.descriptor = descriptor
+            let id = EpollReactor.shared.register(descriptor, readable: readable, writable: writable)
+            state.withLock { $0.registration = id }
+        }
+
+        deinit { close() }
+
+        var isClosed: Bool { state.withLock { $0.closed } }
+
+        /// Runs a non-blocking system call on the open descriptor, or fails with `.closed`.
+        func withDescriptor<T>(operation: String, _ body: (Int32) -> T) throws -> T {
+            try state.withLock { state in
+                guard !state.closed else { throw TransportError(kind: .closed, operation: operation) }
+                return body(descriptor)
+            }
+        }
+
+        func close() {
+            let first = state.withLock { state -> Bool in
+                guard !state.closed else { return false }
+                state.closed = true
+                if let id = state.registration { EpollReactor.shared.unregister(descriptor, id: id) }
+                _ = systemClose(descriptor)
+                return true
+            }
+            guard first else { return }
+            readable.cancel()
+            writable.cancel()
+        }
+    }
+#endif

@@ -29,6 +29,13 @@ final class AsyncLock: Sendable {
     init() {}
 
     func lock() async {
+        // Fast path: an uncontended lock costs no continuation.
+        let acquired = state.withLock { state -> Bool in
+            guard !state.held else { return false }
+            state.held = true
+            return true
+        }
+        if acquired { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let acquired = state.withLock { state -> Bool in
                 if state.held {

@@ -135,15 +135,19 @@ public final class TCPConnection: ByteStream, @unchecked Sendable {
     ///   `CancellationError`.
     public func read() async throws -> [UInt8] {
         while true {
-            var buffer = [UInt8](repeating: 0, count: Self.readChunkSize)
-            let (count, code) = try channel.withDescriptor(operation: "read") { descriptor -> (Int, Int32) in
-                let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-                return (count, count < 0 ? errno : 0)
+            var code: Int32 = 0
+            var failed = false
+            // Not zero-filled: recv overwrites what it returns, and the rest is cut off.
+            let buffer = try [UInt8](unsafeUninitializedCapacity: Self.readChunkSize) { raw, initialized in
+                let count = try channel.withDescriptor(operation: "read") { descriptor -> Int in
+                    let count = recv(descriptor, raw.baseAddress, raw.count, 0)
+                    if count < 0 { code = errno }
+                    return count
+                }
+                failed = count < 0
+                initialized = max(count, 0)
             }
-            if count >= 0 {
-                buffer.removeSubrange(count...)
-                return buffer
-            }
+            if !failed { return buffer }
             switch code {
             case EAGAIN, EWOULDBLOCK: try await channel.readable.wait()
             case EINTR: continue

@@ -9,7 +9,7 @@
 /// var tls = TLSConfiguration()
 /// tls.additionalTrustedCertificates = [try String(contentsOf: caURL, encoding: .utf8)]
 /// ```
-public struct TLSConfiguration: Sendable, Equatable {
+public struct TLSConfiguration: Sendable, Hashable {
     /// Extra trusted root certificates, each a PEM text that may hold several certificates.
     public var additionalTrustedCertificates: [String]
     /// Whether the platform's trust store is trusted too (true by default).

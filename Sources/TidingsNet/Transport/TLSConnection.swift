@@ -159,20 +159,7 @@ import Foundation
                     kind: .tlsHandshakeFailed, operation: "tls-setup", host: name,
                     detail: "\(detail): \(openSSLErrors())")
             }
-            ERR_clear_error()
-            guard let context = SSL_CTX_new(TLS_client_method()) else { throw failure("SSL_CTX_new") }
-            _ = copenssl_ctx_set_min_proto_version(context, TLS1_2_VERSION)
-            SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
-            if configuration.trustsSystemStore { _ = SSL_CTX_set_default_verify_paths(context) }
-            if let store = SSL_CTX_get_cert_store(context) {
-                for pem in configuration.additionalTrustedCertificates {
-                    let added = addCertificates(pem: pem, to: store)
-                    guard added > 0 else {
-                        SSL_CTX_free(context)
-                        throw failure("no certificate in an additionalTrustedCertificates entry")
-                    }
-                }
-            }
+            let context = try clientContext(for: configuration, failure: failure)
             guard let ssl = SSL_new(context) else {
                 SSL_CTX_free(context)
                 throw failure("SSL_new")
@@ -202,6 +189,44 @@ import Foundation
             SSL_set_bio(ssl, input, output)
             SSL_set_connect_state(ssl)
             return Session(ssl: ssl, context: context, input: input, output: output)
+        }
+
+        /// Client contexts by trust configuration. Building one loads the system trust store, which
+        /// costs milliseconds, so each configuration is built once and shared (an `SSL_CTX` is safe to
+        /// share between threads once configured).
+        private static let clientContexts = Locked<[TLSConfiguration: OpaquePointer]>([:])
+
+        /// A client context for `configuration` with one reference owned by the caller.
+        private static func clientContext(
+            for configuration: TLSConfiguration, failure: (String) -> TransportError
+        ) throws -> OpaquePointer {
+            var key = configuration
+            key.serverNameOverride = nil
+            key.applicationProtocols = []
+            return try clientContexts.withLock { cache in
+                if let context = cache[key] {
+                    SSL_CTX_up_ref(context)
+                    return context
+                }
+                ERR_clear_error()
+                guard let context = SSL_CTX_new(TLS_client_method()) else { throw failure("SSL_CTX_new") }
+                _ = copenssl_ctx_set_min_proto_version(context, TLS1_2_VERSION)
+                SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+                if configuration.trustsSystemStore { _ = SSL_CTX_set_default_verify_paths(context) }
+                if let store = SSL_CTX_get_cert_store(context) {
+                    for pem in configuration.additionalTrustedCertificates
+                    where addCertificates(pem: pem, to: store) == 0 {
+                        SSL_CTX_free(context)
+                        throw failure("no certificate in an additionalTrustedCertificates entry")
+                    }
+                }
+                // A handful of configurations per process is normal; beyond that, stop caching.
+                if cache.count < 16 {
+                    SSL_CTX_up_ref(context)
+                    cache[key] = context
+                }
+                return context
+            }
         }
 
         private static func addCertificates(pem: String, to store: OpaquePointer) -> Int {

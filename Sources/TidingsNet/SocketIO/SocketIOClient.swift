@@ -341,7 +341,7 @@ public actor SocketIOClient {
                 guard state == .connecting || state == .waitingToReconnect else { return }
                 state = .waitingToReconnect
                 let socketError =
-                    error as? SocketIOError ?? SocketIOError(.disconnected, "reconnect attempt failed: \(error)")
+                    error as? SocketIOError ?? SocketIOError(.transportFailed, "\(error)")
                 eventContinuation.yield(.connectError(socketError))
                 if socketError == .connectRefused {
                     state = .disconnected
@@ -396,7 +396,8 @@ public actor SocketIOClient {
                 pendingAcks[id] = continuation
                 ackTimers[id] = Task {
                     do { try await clock.sleep(for: timeout) } catch { return }
-                    self.resolveAck(id, with: .failure(SocketIOError(.ackTimeout, "no ack for '\(event)' in \(timeout)")))
+                    self.resolveAck(
+                        id, with: .failure(SocketIOError(.ackTimeout, "no ack for '\(event)' in \(timeout)")))
                 }
                 enqueue(SocketIOPacket.event(event, arguments, namespace: namespace, id: id), ackID: id)
             }

@@ -7,7 +7,7 @@ import Foundation
 public struct SocketIOError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Code: String, Sendable, Hashable {
         case malformedPacket, unexpectedAttachment, connectRefused, notConnected, sendBufferFull
-        case ackTimeout, disconnected, reconnectFailed, closed
+        case ackTimeout, disconnected, reconnectFailed, closed, transportFailed
     }
 
     let code: Code
@@ -40,6 +40,8 @@ public struct SocketIOError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let reconnectFailed = SocketIOError(.reconnectFailed)
     /// The client was closed by its owner.
     public static let closed = SocketIOError(.closed)
+    /// The server could not be reached or the Engine.IO session failed; ``detail`` names the error.
+    public static let transportFailed = SocketIOError(.transportFailed)
 
     /// Errors are equal when they are of the same kind.
     public static func == (lhs: SocketIOError, rhs: SocketIOError) -> Bool { lhs.code == rhs.code }

@@ -112,6 +112,11 @@ public actor SocketIOClient {
     /// Whether the namespace is connected now.
     public var isConnected: Bool { state == .connected }
 
+    /// The Engine.IO transport carrying the connection now, when it runs over an ``EngineIOClient``.
+    public var activeTransport: EngineIOClient.ActiveTransport? {
+        get async { await (session as? EngineIOClient)?.activeTransport }
+    }
+
     /// How many emits wait in the send buffer.
     public var bufferedEmitCount: Int { state == .connected ? 0 : outbox.count }
 

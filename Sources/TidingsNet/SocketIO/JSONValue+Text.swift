@@ -64,12 +64,9 @@ extension JSONValue {
         case .int(let value): out.append(contentsOf: String(value).utf8)
         case .double(let value):
             if value.isFinite {
-                if value.rounded() == value, abs(value) < 1e15 {
-                    // Whole numbers print without the ".0" that Swift adds, like JavaScript does.
-                    out.append(contentsOf: String(Int64(value)).utf8)
-                } else {
-                    out.append(contentsOf: "\(value)".utf8)
-                }
+                // Swift's shortest round-trip form keeps a fraction or exponent ("100000.0", "1e+16"),
+                // so a double parses back as a double, never as an `.int`.
+                out.append(contentsOf: "\(value)".utf8)
             } else {
                 out.append(contentsOf: "null".utf8)
             }

@@ -30,6 +30,10 @@ enum SocketIOBench {
         let description: String
     }
 
+    static func progress(_ text: String) {
+        FileHandle.standardError.write(Data("socketio: \(text)\n".utf8))
+    }
+
     static func run(_ reporter: BenchReporter) async throws {
         let root = projectRoot()
         let server = try BenchPeer.start(
@@ -43,9 +47,11 @@ enum SocketIOBench {
             ("WebSocket", EngineIOClient.Transports.webSocket, "websocket", pipelined),
             ("polling", EngineIOClient.Transports.polling, "polling", 16),
         ] {
-            // Warm up once, then measure.
+            progress("\(label): warming up")
             _ = try await measureTidings(url: url, transports: transports, window: window, scale: 10)
+            progress("\(label): Tidings")
             let tidings = try await measureTidings(url: url, transports: transports, window: window, scale: 1)
+            progress("\(label): python-socketio")
             let python = try runPython(root: root, url: url, transport: pythonName, window: window)
             let rows: [(String, String, Double, Double)] = [
                 ("connect time (\(label)), median", "ms", tidings.connect_ms, python.connect_ms),
@@ -64,6 +70,8 @@ enum SocketIOBench {
                         id: "SIO\(firstID + offset)", name: row.0, value: row.2, unit: row.1, baseline: row.3,
                         note: "baseline: python-socketio AsyncClient; \(higherIsBetter ? "higher" : "lower") is better")
                 )
+                // Rows must reach a pipe as they are measured, not at exit.
+                fflush(nil)
                 let wins = higherIsBetter ? row.2 > row.3 : row.2 < row.3
                 if !wins {
                     FileHandle.standardError.write(Data("warning: Tidings does not beat Python on '\(row.0)'\n".utf8))
@@ -85,6 +93,7 @@ enum SocketIOBench {
             await client.disconnect()
         }
 
+        progress("  round trips")
         let client = SocketIOClient(url: url, transports: transports, configuration: configuration)
         try await client.connect()
         for index in 0..<50 { _ = try await client.emitWithAck("echo", .int(index)) }
@@ -95,6 +104,7 @@ enum SocketIOBench {
                 try await measureSecondsAsync { _ = try await client.emitWithAck("echo", .int(index)) } * 1000)
         }
 
+        progress("  pipelined")
         let inFlight = max(pipelined / scale, 1)
         let pipelinedSeconds = try await measureSecondsAsync {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -106,6 +116,7 @@ enum SocketIOBench {
             }
         }
 
+        progress("  64 KiB")
         let blob = (0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         var binaryTimes: [Double] = []
         for _ in 0..<max(binaryRounds / scale, 1) {
@@ -192,9 +203,13 @@ final class BenchPeer {
         }
     }
 
+    /// Stops the server: SIGTERM, then SIGKILL after two seconds (aiohttp may wait on open sockets).
     func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 }

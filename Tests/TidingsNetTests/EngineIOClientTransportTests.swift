@@ -39,7 +39,7 @@ import TidingsCore
         await clock.advance(by: .seconds(44))
         await clock.advance(by: .seconds(1))
         await #expect(throws: EngineIOError.heartbeatTimeout) { _ = try await messages.next() }
-        await #expect(throws: EngineIOError.closed) { try await client.send([.text("late")]) }
+        #expect(throws: EngineIOError.closed) { try client.send([.text("late")]) }
     }
 
     @Test func pollingPostsCarryAtMostSixteenPacketsInOrder() async throws {
@@ -50,9 +50,9 @@ import TidingsCore
         let client = try await EngineIOClient.connect(
             configuration: Self.configuration(.polling), clock: clock, http: http,
             webSocketFactory: FakeWebSocketFactory())
-        try await client.send([.text("first")])
+        try client.send([.text("first")])
         _ = await http.waitForPosts(1)
-        try await client.send((0..<40).map { .text("m\($0)") })
+        try client.send((0..<40).map { .text("m\($0)") })
         http.holdPosts = false
         let bodies = await http.waitForPosts(4)
         #expect(bodies.count == 4)
@@ -69,9 +69,9 @@ import TidingsCore
         let client = try await EngineIOClient.connect(
             configuration: Self.configuration(.polling), clock: TestClock(), http: http,
             webSocketFactory: FakeWebSocketFactory())
-        try await client.send([.text("x")])
+        try client.send([.text("x")])
         _ = await http.waitForPosts(1)
-        try await client.send(Array(repeating: .text(String(repeating: "a", count: 40)), count: 5))
+        try client.send(Array(repeating: .text(String(repeating: "a", count: 40)), count: 5))
         http.holdPosts = false
         let bodies = await http.waitForPosts(4)
         #expect(bodies.dropFirst().map { $0.utf8.count <= 100 } == [true, true, true])
@@ -116,7 +116,7 @@ import TidingsCore
         socket.deliver(.text("2"))
         var messages = client.messages.makeAsyncIterator()
         #expect(try await messages.next() == .binary([1, 2]))
-        try await client.send([.text("40"), .binary([3])])
+        try client.send([.text("40"), .binary([3])])
         #expect(await socket.waitForSent(3) == [.text("3"), .text("440"), .binary([3])])
         await client.close()
     }
@@ -151,7 +151,7 @@ import TidingsCore
         #expect(sockets.urls.first?.query?.contains("sid=abc") == true)
         for _ in 0..<1_000 where await client.activeTransport != .webSocket { await Task.yield() }
         #expect(await client.activeTransport == .webSocket)
-        try await client.send([.text("after")])
+        try client.send([.text("after")])
         #expect(await socket.waitForSent(3).last == .text("4after"))
         #expect(http.postBodies.isEmpty)
         socket.deliver(.text("4over ws"))

@@ -191,7 +191,7 @@ final class FakeEngineIOSession: EngineIOSession, @unchecked Sendable {
     var sent: [EngineIOPacket.Body] { lock.withLock { _sent } }
     var isClosed: Bool { lock.withLock { _closed } }
 
-    func send(_ messages: [EngineIOPacket.Body]) async throws {
+    func send(_ messages: [EngineIOPacket.Body]) throws {
         try lock.withLock {
             if _closed { throw EngineIOError.closed }
             _sent += messages

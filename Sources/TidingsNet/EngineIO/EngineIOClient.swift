@@ -84,9 +84,13 @@ public actor EngineIOClient: EngineIOSession {
     private let continuation: AsyncThrowingStream<EngineIOPacket.Body, any Error>.Continuation
 
     private var webSocket: (any EngineIOWebSocket)?
-    private var outgoing: [EngineIOPacket] = []
-    private var outgoingHead = 0
-    private var currentWrite: Task<Void, Never>?
+    /// Packets waiting to go out; filled from any thread by the nonisolated ``send(_:)``.
+    private let outbox = EngineIOOutbox()
+    private let wakeups: AsyncStream<Void>
+    private let wakeWriter: AsyncStream<Void>.Continuation
+    private var writerTask: Task<Void, Never>?
+    private var isWriting = false
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var writesPaused = false
     private var isClosed = false
     private var stopPolling = false
@@ -95,6 +99,9 @@ public actor EngineIOClient: EngineIOSession {
     private var heartbeatTask: Task<Void, Never>?
     private var upgradeTask: Task<Void, Never>?
     private var pongReceived = false
+
+    /// The polling endpoint of this session, built once.
+    private let pollingURL: URL
 
     /// The transport carrying the session now.
     public var activeTransport: ActiveTransport { webSocket == nil ? .polling : .webSocket }
@@ -111,7 +118,9 @@ public actor EngineIOClient: EngineIOSession {
         self.http = http
         self.webSocketFactory = webSocketFactory
         self.handshake = handshake
+        self.pollingURL = Self.endpoint(configuration, transport: "polling", sid: handshake.sid)
         (messages, continuation) = AsyncThrowingStream.makeStream(of: EngineIOPacket.Body.self)
+        (wakeups, wakeWriter) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Opens a session: the handshake over the first transport, then (in the background) the upgrade.
@@ -196,102 +205,79 @@ public actor EngineIOClient: EngineIOSession {
 
     // MARK: - Sending
 
-    /// Queues `messages` to go out together and in order.
+    /// Queues `messages` to go out together and in order; callable from any thread without waiting.
     ///
     /// - Throws: ``EngineIOError/closed`` when the session is closed.
-    public func send(_ messages: [EngineIOPacket.Body]) throws {
-        guard !isClosed else { throw EngineIOError(.closed, "the session is closed") }
-        for message in messages { outgoing.append(EngineIOPacket(.message, message)) }
-        pump()
+    public nonisolated func send(_ messages: [EngineIOPacket.Body]) throws {
+        try outbox.append(messages.map { EngineIOPacket(.message, $0) })
+        wakeWriter.yield()
     }
 
-    private func enqueue(_ packet: EngineIOPacket) {
-        guard !isClosed else { return }
-        outgoing.append(packet)
-        pump()
+    nonisolated func enqueue(_ packet: EngineIOPacket) {
+        guard (try? outbox.append([packet])) != nil else { return }
+        wakeWriter.yield()
     }
 
-    /// Starts the next write when none is running: one POST of a bounded batch, or every queued
-    /// message over the WebSocket.
-    private func pump() {
-        guard currentWrite == nil, !writesPaused, !isClosed, outgoingHead < outgoing.count else { return }
-        let batch: [EngineIOPacket]
+    /// The one writer: takes what is queued (a bounded batch per POST over polling, everything over
+    /// WebSocket) and writes it, one write at a time, until the session ends.
+    private func writerLoop() async {
+        for await _ in wakeups {
+            while !isClosed, !writesPaused {
+                let batch: [EngineIOPacket]
+                if webSocket != nil {
+                    batch = outbox.takeAll()
+                } else {
+                    batch = outbox.takeBatch(
+                        maximumCount: EngineIOPayload.maximumPacketsPerPost, maximumBytes: handshake.maxPayload ?? .max)
+                }
+                if batch.isEmpty { break }
+                isWriting = true
+                do {
+                    try await write(batch)
+                } catch {
+                    isWriting = false
+                    resumeIdleWaiters()
+                    fail(error)
+                    return
+                }
+                isWriting = false
+            }
+            resumeIdleWaiters()
+        }
+    }
+
+    private func write(_ batch: [EngineIOPacket]) async throws {
         if let socket = webSocket {
-            batch = Array(outgoing[outgoingHead...])
-            outgoing.removeAll(keepingCapacity: true)
-            outgoingHead = 0
-            let version = configuration.version
-            currentWrite = Task {
-                do {
-                    for packet in batch { try await socket.send(packet.frame(version: version)) }
-                    self.writeFinished(nil)
-                } catch {
-                    self.writeFinished(error)
-                }
-            }
+            for packet in batch { try await socket.send(packet.frame(version: configuration.version)) }
         } else {
-            batch = takePollingBatch()
             let body = EngineIOPayload.encode(batch, version: configuration.version)
-            let url = Self.endpoint(configuration, transport: "polling", sid: handshake.sid)
-            let http = self.http
-            let headers = configuration.headers
-            currentWrite = Task {
-                do {
-                    _ = try await http.post(url, body: body, headers: headers)
-                    self.writeFinished(nil)
-                } catch {
-                    self.writeFinished(error)
-                }
-            }
+            _ = try await http.post(pollingURL, body: body, headers: configuration.headers)
         }
     }
 
-    private func takePollingBatch() -> [EngineIOPacket] {
-        let limit = handshake.maxPayload ?? .max
-        var batch: [EngineIOPacket] = []
-        var size = 0
-        while outgoingHead < outgoing.count, batch.count < EngineIOPayload.maximumPacketsPerPost {
-            let packet = outgoing[outgoingHead]
-            let packetSize: Int
-            switch packet.body {
-            case .text(let text): packetSize = text.utf8.count + 2
-            case .binary(let bytes): packetSize = (bytes.count + 2) / 3 * 4 + 2
-            }
-            if !batch.isEmpty, size + packetSize > limit { break }
-            batch.append(packet)
-            size += packetSize
-            outgoingHead += 1
-        }
-        if outgoingHead == outgoing.count {
-            outgoing.removeAll(keepingCapacity: true)
-            outgoingHead = 0
-        }
-        return batch
+    /// Waits until no write is running (the upgrade needs the last POST finished).
+    private func waitForWriterIdle() async {
+        guard isWriting else { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
     }
 
-    private func writeFinished(_ error: (any Error)?) {
-        currentWrite = nil
-        if let error {
-            fail(error)
-        } else {
-            pump()
-        }
+    private func resumeIdleWaiters() {
+        let waiters = idleWaiters
+        idleWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 
     // MARK: - Receiving
 
+    /// Handles a control packet (messages go straight to ``messages`` from the readers).
     private func handle(_ packet: EngineIOPacket) {
         guard !isClosed else { return }
         switch packet.kind {
         case .message:
             continuation.yield(packet.body)
         case .ping:
-            if configuration.version == .v4 {
-                enqueue(EngineIOPacket(.pong, packet.body))
-                armHeartbeat()
-            } else {
-                enqueue(EngineIOPacket(.pong, packet.body))
-            }
+            enqueue(EngineIOPacket(.pong, packet.body))
+            if configuration.version == .v4 { armHeartbeat() }
         case .pong:
             pongReceived = true
         case .close:
@@ -303,24 +289,44 @@ public actor EngineIOClient: EngineIOSession {
 
     private func startPolling(leftovers: [EngineIOPacket]) {
         armHeartbeat()
+        writerTask = Task { await self.writerLoop() }
         for packet in leftovers { handle(packet) }
-        pollTask = Task { await self.pollLoop() }
+        startPollLoop()
         if configuration.transports == .pollingThenWebSocket, handshake.upgrades.contains("websocket") {
             upgradeTask = Task { await self.upgrade() }
         }
     }
 
-    private func pollLoop() async {
-        let url = Self.endpoint(configuration, transport: "polling", sid: handshake.sid)
-        while !isClosed, !stopPolling {
-            do {
-                let body = try await http.get(url, headers: configuration.headers)
-                for packet in try EngineIOPayload.decode(body, version: configuration.version) { handle(packet) }
-            } catch {
-                if !stopPolling { fail(error) }
-                return
+    private func startPollLoop() {
+        let http = self.http
+        let url = pollingURL
+        let headers = configuration.headers
+        let version = configuration.version
+        let continuation = self.continuation
+        // Runs off the actor: messages go straight to the stream; only control packets hop over.
+        pollTask = Task.detached {
+            while await self.shouldKeepPolling() {
+                do {
+                    let body = try await http.get(url, headers: headers)
+                    for packet in try EngineIOPayload.decode(body, version: version) {
+                        if packet.kind == .message {
+                            continuation.yield(packet.body)
+                        } else {
+                            await self.handle(packet)
+                        }
+                    }
+                } catch {
+                    await self.pollFailed(error)
+                    return
+                }
             }
         }
+    }
+
+    private func shouldKeepPolling() -> Bool { !isClosed && !stopPolling }
+
+    private func pollFailed(_ error: any Error) {
+        if !stopPolling { fail(error) }
     }
 
     private func startWebSocket(
@@ -328,6 +334,7 @@ public actor EngineIOClient: EngineIOSession {
         iterator: AsyncThrowingStream<EngineIOFrame, any Error>.AsyncIterator
     ) {
         var iterator = iterator
+        writerTask = Task { await self.writerLoop() }
         startWebSocket(socket, iterator: &iterator, armingHeartbeat: true)
     }
 
@@ -339,26 +346,32 @@ public actor EngineIOClient: EngineIOSession {
         webSocket = socket
         if armingHeartbeat { armHeartbeat() }
         let version = configuration.version
+        let continuation = self.continuation
         // The iterator isn't Sendable; it is handed over once and only this task uses it from now on.
         nonisolated(unsafe) var iterator = handedOver
-        readTask = Task {
+        // Runs off the actor: messages go straight to the stream; only control packets hop over.
+        readTask = Task.detached {
             do {
                 while let frame = try await iterator.next() {
                     let packet: EngineIOPacket
                     do {
                         packet = try EngineIOPacket.decode(frame, version: version)
                     } catch {
-                        self.fail(error)
+                        await self.fail(error)
                         return
                     }
-                    self.handle(packet)
+                    if packet.kind == .message {
+                        continuation.yield(packet.body)
+                    } else {
+                        await self.handle(packet)
+                    }
                 }
-                self.fail(EngineIOError(.transportFailed, "the WebSocket closed"))
+                await self.fail(EngineIOError(.transportFailed, "the WebSocket closed"))
             } catch {
-                self.fail(EngineIOError(.transportFailed, "the WebSocket failed: \(error)"))
+                await self.fail(EngineIOError(.transportFailed, "the WebSocket failed: \(error)"))
             }
         }
-        pump()
+        wakeWriter.yield()
     }
 
     // MARK: - Upgrade
@@ -375,7 +388,7 @@ public actor EngineIOClient: EngineIOSession {
             stopPolling = true
             writesPaused = true
             await pollTask?.value
-            await currentWrite?.value
+            await waitForWriterIdle()
             guard !isClosed else { throw EngineIOError(.closed) }
             try await opened.send(EngineIOPacket(.upgrade).frame(version: configuration.version))
             writesPaused = false
@@ -387,9 +400,9 @@ public actor EngineIOClient: EngineIOSession {
             writesPaused = false
             if stopPolling {
                 stopPolling = false
-                pollTask = Task { await self.pollLoop() }
+                startPollLoop()
             }
-            pump()
+            wakeWriter.yield()
         }
     }
 
@@ -462,15 +475,14 @@ public actor EngineIOClient: EngineIOSession {
     // MARK: - Closing
 
     /// Closes the session: sends a `close` packet (best effort), stops every task, finishes ``messages``.
+    ///
+    /// Messages queued before the call go out first.
     public func close() async {
         guard !isClosed else { return }
-        if let socket = webSocket {
-            try? await socket.send(EngineIOPacket(.close).frame(version: configuration.version))
-        } else {
-            let url = Self.endpoint(configuration, transport: "polling", sid: handshake.sid)
-            _ = try? await http.post(
-                url, body: EngineIOPayload.encode([EngineIOPacket(.close)], version: configuration.version),
-                headers: configuration.headers)
+        enqueue(EngineIOPacket(.close))
+        // The writer resumes idle waiters each time it runs dry (or fails).
+        while !isClosed, !outbox.isEmpty || isWriting {
+            await withCheckedContinuation { idleWaiters.append($0) }
         }
         finish(nil)
     }
@@ -486,12 +498,75 @@ public actor EngineIOClient: EngineIOSession {
         pollTask?.cancel()
         readTask?.cancel()
         upgradeTask?.cancel()
-        currentWrite?.cancel()
-        outgoing.removeAll()
-        outgoingHead = 0
+        writerTask?.cancel()
+        wakeWriter.finish()
+        outbox.close()
+        resumeIdleWaiters()
         if let socket = webSocket {
             Task { await socket.close() }
         }
         continuation.finish(throwing: error)
+    }
+}
+
+/// The packets waiting to go out, shared by the nonisolated ``EngineIOClient/send(_:)`` and the
+/// writer; a lock keeps appends from any thread in order.
+final class EngineIOOutbox: @unchecked Sendable {
+    // Guards every property below.
+    private let lock = NSLock()
+    private var packets: [EngineIOPacket] = []
+    private var head = 0
+    private var closed = false
+
+    var isEmpty: Bool { lock.withLock { head == packets.count } }
+
+    func append(_ new: [EngineIOPacket]) throws {
+        try lock.withLock {
+            guard !closed else { throw EngineIOError(.closed, "the session is closed") }
+            packets.append(contentsOf: new)
+        }
+    }
+
+    func close() {
+        lock.withLock {
+            closed = true
+            packets = []
+            head = 0
+        }
+    }
+
+    func takeAll() -> [EngineIOPacket] {
+        lock.withLock {
+            let batch = Array(packets[head...])
+            packets.removeAll(keepingCapacity: true)
+            head = 0
+            return batch
+        }
+    }
+
+    /// Takes at most `maximumCount` packets whose polling encoding stays within `maximumBytes`
+    /// (at least one packet, even a larger one, so nothing is stuck).
+    func takeBatch(maximumCount: Int, maximumBytes: Int) -> [EngineIOPacket] {
+        lock.withLock {
+            var batch: [EngineIOPacket] = []
+            var size = 0
+            while head < packets.count, batch.count < maximumCount {
+                let packet = packets[head]
+                let packetSize: Int
+                switch packet.body {
+                case .text(let text): packetSize = text.utf8.count + 2
+                case .binary(let bytes): packetSize = (bytes.count + 2) / 3 * 4 + 2
+                }
+                if !batch.isEmpty, size + packetSize > maximumBytes { break }
+                batch.append(packet)
+                size += packetSize
+                head += 1
+            }
+            if head == packets.count {
+                packets.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return batch
+        }
     }
 }

@@ -18,6 +18,9 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
     // Guards `idle`, the only mutable state.
     private let lock = NSLock()
     private var idle: [String: [HTTPStream]] = [:]
+    /// Request heads by URL and method: polling repeats the same two requests, and building a head
+    /// (URL parsing included) costs more than sending it.
+    private var heads: [String: [UInt8]] = [:]
 
     /// A pool with the given trust settings and limits.
     ///
@@ -60,7 +63,7 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
         else { throw EngineIOError(.transportFailed, "unsupported URL \(url.scheme ?? "")://\(url.host ?? "")") }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         let key = "\(scheme)://\(host):\(port)"
-        let message = Self.requestBytes(method, url: url, host: host, port: port, body: body, headers: headers)
+        let message = requestBytes(method, url: url, host: host, port: port, body: body, headers: headers)
 
         var reused = takeIdle(key)
         while true {
@@ -143,9 +146,35 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
         extra?.connection.close()
     }
 
-    static func requestBytes(
+    private func requestBytes(
         _ method: String, url: URL, host: String, port: Int, body: [UInt8], headers: [String: String]
     ) -> [UInt8] {
+        var key = method + " " + url.absoluteString
+        if !headers.isEmpty {
+            for (name, value) in headers.sorted(by: { $0.key < $1.key }) { key += "\n\(name): \(value)" }
+        }
+        var bytes: [UInt8]
+        if let head = lock.withLock({ heads[key] }) {
+            bytes = head
+        } else {
+            bytes = Self.requestHead(method, url: url, host: host, port: port, headers: headers)
+            lock.withLock {
+                if heads.count >= 8 { heads.removeAll() }
+                heads[key] = bytes
+            }
+        }
+        if method == "POST" {
+            bytes.append(contentsOf: "Content-Length: \(body.count)\r\n\r\n".utf8)
+            bytes.append(contentsOf: body)
+        } else {
+            bytes.append(contentsOf: [13, 10])
+        }
+        return bytes
+    }
+
+    /// The request line and fixed headers, without the final empty line (and without the
+    /// per-request `Content-Length`).
+    static func requestHead(_ method: String, url: URL, host: String, port: Int, headers: [String: String]) -> [UInt8] {
         // `URL.path` drops a trailing slash, which the Engine.IO path needs.
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         var target = components?.percentEncodedPath ?? "/"
@@ -153,17 +182,14 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
         if let query = components?.percentEncodedQuery { target += "?" + query }
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nAccept: */*\r\n"
         if method == "POST" {
-            head += "Content-Type: text/plain; charset=UTF-8\r\nContent-Length: \(body.count)\r\n"
+            head += "Content-Type: text/plain; charset=UTF-8\r\n"
         }
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             // A header with a line break would smuggle a second header or request.
             guard !name.contains(where: \.isNewline), !value.contains(where: \.isNewline) else { continue }
             head += "\(name): \(value)\r\n"
         }
-        head += "\r\n"
-        var bytes = Array(head.utf8)
-        bytes.append(contentsOf: body)
-        return bytes
+        return Array(head.utf8)
     }
 }
 

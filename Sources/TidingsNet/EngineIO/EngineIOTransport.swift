@@ -15,9 +15,10 @@ public protocol EngineIOSession: Sendable {
 
     /// Queues `messages` to go out together and in order, after every message queued before.
     ///
-    /// Returns once they are queued, not once delivered; a later failure ends ``messages``.
+    /// Never waits: returns once they are queued, not once delivered; a later failure ends
+    /// ``messages``.
     /// - Throws: ``EngineIOError/closed`` when the session is closed.
-    func send(_ messages: [EngineIOPacket.Body]) async throws
+    func send(_ messages: [EngineIOPacket.Body]) throws
 
     /// Closes the session; ``messages`` finishes. Idempotent.
     func close() async

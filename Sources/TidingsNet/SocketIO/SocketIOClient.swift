@@ -99,7 +99,6 @@ public actor SocketIOClient {
     private var session: (any EngineIOSession)?
     private var readTask: Task<Void, Never>?
     private var reconnectTask: Task<Void, Never>?
-    private var drainTask: Task<Void, Never>?
     private var connectWaiter: CheckedContinuation<Void, any Error>?
     private var connectTimer: Task<Void, Never>?
     private var outbox: [Outgoing] = []
@@ -176,7 +175,7 @@ public actor SocketIOClient {
         self.session = session
         readTask = Task { await self.read(session, generation: attempt) }
         let connect = SocketIOPacket(.connect, namespace: namespace, data: auth)
-        try await session.send([.text(connect.encoded().text)])
+        try session.send([.text(connect.encoded().text)])
         let timeout = configuration.connectTimeout
         let clock = self.clock
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -433,25 +432,18 @@ public actor SocketIOClient {
         kickDrain()
     }
 
-    /// Hands the outbox to the session in order, one batch at a time, while connected.
+    /// Hands the outbox to the session, in order, while connected. The session only queues, so this
+    /// never waits.
     private func kickDrain() {
-        guard drainTask == nil, state == .connected, let session, !outbox.isEmpty else { return }
-        let attempt = generation
-        drainTask = Task {
-            while attempt == self.generation, self.state == .connected, !self.outbox.isEmpty {
-                let batch = self.outbox
-                self.outbox = []
-                do {
-                    try await session.send(batch.flatMap(\.bodies))
-                    for item in batch { if let id = item.ackID { self.inFlightAcks.insert(id) } }
-                } catch {
-                    // Nothing of the batch went out: keep it, in order, for the next connection.
-                    self.outbox.insert(contentsOf: batch, at: 0)
-                    break
-                }
-            }
-            self.drainTask = nil
-            self.kickDrain()
+        guard state == .connected, let session, !outbox.isEmpty else { return }
+        let batch = outbox
+        outbox = []
+        do {
+            try session.send(batch.flatMap(\.bodies))
+            for item in batch { if let id = item.ackID { inFlightAcks.insert(id) } }
+        } catch {
+            // Nothing of the batch went out: keep it, in order, for the next connection.
+            outbox.insert(contentsOf: batch, at: 0)
         }
     }
 
@@ -499,7 +491,7 @@ public actor SocketIOClient {
         if let session {
             if wasConnected {
                 let packet = SocketIOPacket(.disconnect, namespace: namespace).encoded().text
-                try? await session.send([.text(packet)])
+                try? session.send([.text(packet)])
             }
             await session.close()
         }

@@ -14,7 +14,7 @@ struct BenchSuite: Sendable {
 }
 
 let suites: [BenchSuite] = [
-    storeSuite,
+    storeSuite
 ]
 
 let usage = """

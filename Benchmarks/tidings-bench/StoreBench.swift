@@ -11,10 +11,9 @@ let storeSuite = BenchSuite(name: "store", abstract: "SQLite store: typed vs raw
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let bench = StoreBench(directory: directory)
-    let only = ProcessInfo.processInfo.environment["ONLY"]
-    if only == nil || only == "B1" { try bench.insertRows(reporter) }
-    if only == nil || only == "B2" { try bench.fetchRows(reporter) }
-    if only == nil || only == "B3" { try bench.sealedOutbox(reporter) }
+    try bench.insertRows(reporter)
+    try bench.fetchRows(reporter)
+    try bench.sealedOutbox(reporter)
 }
 
 struct StoreBenchError: Error, CustomStringConvertible {

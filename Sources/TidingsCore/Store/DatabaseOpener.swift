@@ -122,13 +122,15 @@ struct DatabaseOpener {
             try runMigrations(db, from: found)
             return nil
         } catch {
-            let underlying = (error as? MigrationStepError)?.underlying ?? error
-            if let storeError = underlying as? StoreError, storeError == .notADatabase || storeError == .corrupt {
+            // Only a step that fails on its own terms can justify replacing the file. A lock held elsewhere, a
+            // full disk or an I/O error says nothing about the data: the file stays, the caller gets the error.
+            guard let stepError = error as? MigrationStepError else { throw error }
+            if let storeError = stepError.underlying as? StoreError, Self.isEnvironmental(storeError) {
                 throw storeError
             }
-            let failedVersion = failingVersion(error) ?? found + 1
-            logger.error("migration to version \(failedVersion) failed: \(error)")
-            if isInMemory || found == 0 { throw migrationError(error, version: failedVersion) }
+            let failure = migrationError(error, version: stepError.version)
+            logger.error(failure.message)
+            if isInMemory || found == 0 { throw failure }
             // Would the steps work on an empty store? If not, replacing the file would not help.
             do {
                 let probe = try Self.openHandle(":memory:", flags: SQLITE_OPEN_READWRITE)
@@ -139,7 +141,16 @@ struct DatabaseOpener {
             } catch {
                 throw migrationError(error, version: failingVersion(error) ?? 1)
             }
-            return .migrationFailed(version: failedVersion, message: "\(error)")
+            return .migrationFailed(version: stepError.version, message: failure.message)
+        }
+    }
+
+    /// Failures that come from the file's surroundings (locks, disk, permissions) or its damage, not from what
+    /// a migration asked for.
+    static func isEnvironmental(_ error: StoreError) -> Bool {
+        switch error.code {
+        case .busy, .io, .full, .cannotOpen, .readOnly, .notADatabase, .corrupt: true
+        default: false
         }
     }
 

@@ -272,20 +272,39 @@ struct DatabaseOpener {
             let quotedTable = "\"\(table.replacingOccurrences(of: "\"", with: "\"\""))\""
             let insert =
                 "INSERT OR REPLACE INTO \(quotedTable) (\(list)) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+            // WITHOUT ROWID tables have no rowid to follow; for them, count what the table gained instead.
+            let hasRowID = (try? target.execute("SELECT rowid FROM \(quotedTable) LIMIT 0")) != nil
             try target.execute("BEGIN IMMEDIATE")
+            let countBefore = try target.fetchOne(Int.self, "SELECT count(*) FROM \(quotedTable)") ?? 0
+            var insertedRowIDs = Set<Int64>()
+            var inserts = 0
             do {
                 try source.forEachRow("SELECT \(list) FROM \(quotedTable)") { row in
                     do {
                         try target.execute(insert, row.values)
-                        result.rowsCopied += 1
+                        inserts += 1
+                        if hasRowID { insertedRowIDs.insert(target.lastInsertRowID) }
                     } catch let error as StoreError where error == .constraint || error == .typeMismatch {
                         result.rowsRefused += 1
                     }
                 }
             } catch {
                 // Keep what was read before the damaged part; report where it stopped.
-                result.problem = "stopped after \(result.rowsCopied + result.rowsRefused) rows: \(error)"
+                result.problem = "stopped after \(inserts + result.rowsRefused) rows: \(error)"
             }
+            // A damaged file can repeat a key; REPLACE then removed the earlier copy. Count only the rows that
+            // are still there, and the replaced ones as refused.
+            if hasRowID {
+                var present = 0
+                try target.forEachRow("SELECT rowid FROM \(quotedTable)") { row in
+                    if insertedRowIDs.contains(try row[0]) { present += 1 }
+                }
+                result.rowsCopied = present
+            } else {
+                let countAfter = try target.fetchOne(Int.self, "SELECT count(*) FROM \(quotedTable)") ?? 0
+                result.rowsCopied = min(inserts, countAfter - countBefore)
+            }
+            result.rowsRefused += inserts - result.rowsCopied
             try target.execute("COMMIT")
         } catch {
             if target.isInTransaction { try? target.execute("ROLLBACK") }

@@ -41,6 +41,9 @@ public protocol DatabaseValueConvertible: Sendable {
 }
 
 /// The values bound to a statement's `?` parameters, in order.
+///
+/// A bare `nil` has no type in an array literal: write `DatabaseValue.null` or a typed optional
+/// (`String?.none`, or a variable of type `String?`).
 public typealias StatementArguments = [any DatabaseValueConvertible]
 
 extension DatabaseValue: DatabaseValueConvertible {

@@ -24,7 +24,7 @@ struct StoreBench {
     let directory: URL
     /// Each figure is the best of this many runs, typed and raw interleaved so drift hits both alike. The best
     /// run, not the median, because the machine is shared: other processes only ever add time.
-    let repetitions = 9
+    let repetitions = 15
 
     static let columns = (0..<10).map { "c\($0)" }
     static let createTable = "CREATE TABLE t(\(columns.map { "\($0) INTEGER" }.joined(separator: ", ")))"

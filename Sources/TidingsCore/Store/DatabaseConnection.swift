@@ -62,9 +62,9 @@ public final class DatabaseConnection {
     @inlinable
     public func execute<each Value: DatabaseValueConvertible>(_ sql: String, values: repeat each Value) throws {
         // Inlinable so the caller's concrete types are bound directly: no array, no existential boxes.
-        try withStatement(
+        try execute(
             sql,
-            { statement throws(StoreError) in
+            binding: { statement throws(StoreError) in
                 var count = 0
                 for _ in repeat (each Value).self { count += 1 }
                 guard count == statement.parameterCount else {
@@ -77,7 +77,13 @@ public final class DatabaseConnection {
                     return index
                 }
                 repeat try statement.bind((each values).databaseValue, at: next())
-            }, run)
+            })
+    }
+
+    /// Runs `sql` after `binding` bound its parameters; not generic, so it is compiled once, here.
+    @usableFromInline
+    func execute(_ sql: String, binding: (Statement) throws(StoreError) -> Void) throws {
+        try withStatement(sql, binding, run)
     }
 
     @usableFromInline

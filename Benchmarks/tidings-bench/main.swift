@@ -13,7 +13,9 @@ struct BenchSuite: Sendable {
     let run: @Sendable (BenchReporter) async throws -> Void
 }
 
-let suites: [BenchSuite] = []
+let suites: [BenchSuite] = [
+    storeSuite
+]
 
 let usage = """
     USAGE: tidings-bench <suite>...

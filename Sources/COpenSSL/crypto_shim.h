@@ -1,4 +1,38 @@
 // Inline wrappers over OpenSSL macros used by TidingsCore's crypto facade.
+// Swift cannot import function-like macros or macros built from other macros, so each one the
+// facade needs is spelled out here once.
 #ifndef COPENSSL_CRYPTO_SHIM_H
 #define COPENSSL_CRYPTO_SHIM_H
+#include <openssl/bio.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/rsa.h>
+
+// AES-GCM tag handling (EVP_CTRL_GCM_* alias EVP_CTRL_AEAD_*).
+static inline int copenssl_gcm_get_tag(EVP_CIPHER_CTX *ctx, unsigned char *tag, int length) {
+    return EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, length, tag);
+}
+
+static inline int copenssl_gcm_set_tag(EVP_CIPHER_CTX *ctx, unsigned char *tag, int length) {
+    return EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, length, tag);
+}
+
+// Key selections for EVP_PKEY_fromdata.
+static inline int copenssl_selection_keypair(void) { return EVP_PKEY_KEYPAIR; }
+static inline int copenssl_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
+
+// Memory BIO contents (BIO_get_mem_data is a macro over BIO_ctrl).
+static inline long copenssl_bio_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+
+// Turns off OpenSSL 3.2's implicit rejection for PKCS#1 v1.5 decryption, so that a block that is
+// not valid padding is reported as an error instead of decrypting to random bytes. Older
+// libraries do not know the parameter and ignore it, which is the behaviour we ask for anyway.
+static inline int copenssl_rsa_disable_implicit_rejection(EVP_PKEY_CTX *ctx) {
+    unsigned int off = 0;
+    OSSL_PARAM params[2];
+    params[0] = OSSL_PARAM_construct_uint("implicit-rejection", &off);
+    params[1] = OSSL_PARAM_construct_end();
+    return EVP_PKEY_CTX_set_params(ctx, params);
+}
 #endif

@@ -1,0 +1,137 @@
+import Testing
+
+@testable import TidingsCore
+
+/// Collects events from concurrent tasks in the order they happen.
+actor EventLog {
+    private(set) var events: [String] = []
+    func append(_ event: String) { events.append(event) }
+}
+
+@Suite struct ClockTests {
+    @Test func sleeperWakesOnlyWhenItsDeadlineIsReached() async throws {
+        let clock = TestClock()
+        let log = EventLog()
+        let task = Task {
+            try await clock.sleep(for: .seconds(10))
+            await log.append("woke at \(clock.now.offset)")
+        }
+        #expect(await clock.waitForSleepers(1))
+        await clock.advance(by: .seconds(9))
+        #expect(await log.events.isEmpty)
+        #expect(clock.pendingSleepers == 1)
+        await clock.advance(by: .seconds(1))
+        try await task.value
+        #expect(await log.events == ["woke at 10.0 seconds"])
+        #expect(clock.pendingSleepers == 0)
+        #expect(clock.now.offset == .seconds(10))
+    }
+
+    @Test func sleepersWakeInDeadlineOrderThenRegistrationOrder() async throws {
+        let clock = TestClock()
+        let log = EventLog()
+        var tasks: [Task<Void, any Error>] = []
+        // Registered one at a time so that registration order is known.
+        for (name, seconds) in [("c", 30), ("a", 10), ("b1", 20), ("b2", 20)] {
+            tasks.append(
+                Task {
+                    try await clock.sleep(until: .init(offset: .seconds(seconds)))
+                    await log.append("\(name)@\(clock.now.offset.components.seconds)")
+                })
+            #expect(await clock.waitForSleepers(tasks.count))
+        }
+        await clock.advance(by: .seconds(60))
+        for task in tasks { try await task.value }
+        #expect(await log.events == ["a@10", "b1@20", "b2@20", "c@30"])
+        #expect(clock.now.offset == .seconds(60))
+    }
+
+    @Test func cancellingASleeperThrowsPromptlyWithoutAdvancing() async {
+        let clock = TestClock()
+        let task = Task { try await clock.sleep(for: .seconds(3600)) }
+        #expect(await clock.waitForSleepers(1))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(clock.pendingSleepers == 0)
+        #expect(clock.now.offset == .zero)
+    }
+
+    @Test func cancelledTaskDoesNotSleepAtAll() async {
+        let clock = TestClock()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await clock.sleep(for: .seconds(1))
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(clock.pendingSleepers == 0)
+    }
+
+    @Test func pastDeadlineReturnsAtOnce() async throws {
+        let clock = TestClock()
+        await clock.advance(by: .seconds(5))
+        try await clock.sleep(until: .init(offset: .seconds(2)))
+        try await clock.sleep(for: .zero)
+        #expect(clock.now.offset == .seconds(5))
+    }
+
+    @Test func advanceNeverMovesBackwards() async {
+        let clock = TestClock()
+        await clock.advance(to: .init(offset: .seconds(10)))
+        await clock.advance(to: .init(offset: .seconds(3)))
+        await clock.advance(by: .seconds(-4))
+        #expect(clock.now.offset == .seconds(10))
+    }
+
+    @Test func advanceLetsWokenTasksScheduleAgainWithinTheWindow() async throws {
+        let clock = TestClock()
+        let log = EventLog()
+        let task = Task {
+            for tick in 1...5 {
+                try await clock.sleep(for: .seconds(60))
+                await log.append("tick \(tick) at \(clock.now.offset.components.seconds)")
+            }
+        }
+        #expect(await clock.waitForSleepers(1))
+        await clock.advance(by: .seconds(180))
+        #expect(await log.events == ["tick 1 at 60", "tick 2 at 120", "tick 3 at 180"])
+        await clock.run()
+        try await task.value
+        #expect(await log.events.count == 5)
+        #expect(clock.now.offset == .seconds(300))
+        #expect(clock.pendingSleepers == 0)
+    }
+
+    @Test func runStopsAfterMaxStepsForEndlessSchedules() async {
+        let clock = TestClock()
+        let task = Task {
+            while true { try await clock.sleep(for: .seconds(1)) }
+        }
+        #expect(await clock.waitForSleepers(1))
+        await clock.run(maxSteps: 10)
+        #expect(clock.now.offset == .seconds(10))
+        task.cancel()
+        _ = await task.result
+        #expect(clock.pendingSleepers == 0)
+    }
+
+    @Test func immediateClockAdvancesWithoutWaiting() async throws {
+        let clock = ImmediateClock()
+        let start = clock.now
+        for _ in 0..<24 { try await clock.sleep(for: .seconds(3600)) }
+        #expect(start.duration(to: clock.now) == .seconds(86_400))
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await clock.sleep(for: .seconds(1))
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
+    @Test func durationHelpers() {
+        #expect(Duration.milliseconds(1500).inSeconds == 1.5)
+        #expect(Duration.clampedSeconds(2.5) == .milliseconds(2500))
+        #expect(Duration.clampedSeconds(-1) == .zero)
+        #expect(Duration.clampedSeconds(.nan) == .zero)
+        #expect(Duration.clampedSeconds(.infinity) == .zero)
+        #expect(Duration.clampedSeconds(1e300) > .seconds(1e9))
+    }
+}

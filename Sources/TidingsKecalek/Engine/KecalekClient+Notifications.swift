@@ -74,23 +74,43 @@ extension KecalekClient {
 
     private func applyNewMessage(_ wire: KecalekWireMessage) async {
         let conversationID = wire.conversationID
-        guard openConversations.contains(conversationID) else { return }
-        let current = syncedOnGeneration[conversationID] == currentGeneration
-            && (syncsInFlight[conversationID] ?? 0) == 0
-        guard current else {
-            Task { _ = await self.messages(conversation: conversationID) }
+        guard openConversations.contains(conversationID) else {
+            log.debug("new message in a conversation that is not open; it will be fetched on open")
             return
         }
-        do {
-            let message = try open(wire)
-            let inserted = try cache.write { writer in try writer.upsert(message) }
-            noteReceipts([wire], conversationID: conversationID)
-            if inserted { emit(.messagesStored(conversationID: conversationID, messageIDs: [wire.messageID])) }
-        } catch {
-            let issue = KecalekMessageIssue(
-                messageID: wire.messageID, conversationID: conversationID, error: asKecalek(error))
-            log.warning("skipped message: \(issue)")
-            emit(.issue(issue))
+        let current = syncedOnGeneration[conversationID] == currentGeneration
+        guard current, (syncsInFlight[conversationID] ?? 0) == 0 else {
+            // A sync is running (or the cache is not current yet): decide once it has finished.
+            bufferedNewMessages[conversationID, default: []].append(wire)
+            return
         }
+        store([wire], conversationID: conversationID)
+    }
+
+    /// Stores messages announced while a sync ran, once the last sync of the conversation ended.
+    ///
+    /// When the cache is current on this connection, every message created after the sync's fetch was
+    /// announced on this same ordered connection, so storing them leaves no hole. Otherwise they are
+    /// dropped: the next sync fetches them.
+    func flushBufferedMessages(_ conversationID: String) {
+        guard let buffered = bufferedNewMessages.removeValue(forKey: conversationID), !buffered.isEmpty else { return }
+        guard syncedOnGeneration[conversationID] == currentGeneration else { return }
+        store(buffered, conversationID: conversationID)
+    }
+
+    private func store(_ wires: [KecalekWireMessage], conversationID: String) {
+        let opened = decrypt(wires)
+        var inserted: [String] = []
+        do {
+            try cache.write { writer in
+                for message in opened.messages where try writer.upsert(message) { inserted.append(message.messageID) }
+            }
+        } catch {
+            log.error("could not store new messages: \(error)")
+            return
+        }
+        noteReceipts(wires, conversationID: conversationID)
+        if !inserted.isEmpty { emit(.messagesStored(conversationID: conversationID, messageIDs: inserted)) }
+        for issue in opened.issues { emit(.issue(issue)) }
     }
 }

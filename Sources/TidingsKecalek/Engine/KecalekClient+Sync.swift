@@ -29,7 +29,13 @@ extension KecalekClient {
         let offset = max(0, offset)
         if offset == 0, !openConversations.contains(conversationID) { openConversations.append(conversationID) }
         syncsInFlight[conversationID, default: 0] += 1
-        defer { syncsInFlight[conversationID, default: 1] -= 1 }
+        let page = await sync(conversationID, limit: limit, offset: offset)
+        syncsInFlight[conversationID, default: 1] -= 1
+        if syncsInFlight[conversationID] == 0 { flushBufferedMessages(conversationID) }
+        return page
+    }
+
+    private func sync(_ conversationID: String, limit: Int, offset: Int) async -> KecalekMessagePage {
         var since: KecalekTimestamp?
         if offset == 0 {
             do {

@@ -98,6 +98,8 @@ public actor KecalekClient {
     var syncedOnGeneration: [String: Int] = [:]
     /// Syncs running per conversation.
     var syncsInFlight: [String: Int] = [:]
+    /// `new_message` notifications that arrived while a sync of their conversation ran.
+    var bufferedNewMessages: [String: [KecalekWireMessage]] = [:]
     /// Read receipts seen since launch; never cached.
     var readReceipts: [String: [String: [KecalekReadReceipt]]] = [:]
 

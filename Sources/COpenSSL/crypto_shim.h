@@ -6,7 +6,10 @@
 #include <openssl/bio.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/ec.h>
+#include <openssl/param_build.h>
 #include <openssl/params.h>
+#include <openssl/pem.h>
 #include <openssl/rsa.h>
 
 // AES-GCM tag handling (EVP_CTRL_GCM_* alias EVP_CTRL_AEAD_*).
@@ -21,6 +24,13 @@ static inline int copenssl_gcm_set_tag(EVP_CIPHER_CTX *ctx, unsigned char *tag, 
 // Key selections for EVP_PKEY_fromdata.
 static inline int copenssl_selection_keypair(void) { return EVP_PKEY_KEYPAIR; }
 static inline int copenssl_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
+
+// Parameter names with static storage: OSSL_PARAM_BLD keeps the key pointer (not a copy) until
+// OSSL_PARAM_BLD_to_param, which a Swift string bridged for one call would not outlive.
+static inline const char *copenssl_param_group_name(void) { return OSSL_PKEY_PARAM_GROUP_NAME; }
+static inline const char *copenssl_param_public_key(void) { return OSSL_PKEY_PARAM_PUB_KEY; }
+static inline const char *copenssl_param_private_key(void) { return OSSL_PKEY_PARAM_PRIV_KEY; }
+static inline const char *copenssl_group_p256(void) { return SN_X9_62_prime256v1; }
 
 // Memory BIO contents (BIO_get_mem_data is a macro over BIO_ctrl).
 static inline long copenssl_bio_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }

@@ -1,0 +1,229 @@
+#if canImport(CryptoKit)
+    import CryptoKit
+#else
+    import COpenSSL
+#endif
+
+/// `P256` groups operations on the NIST P-256 curve (secp256r1, prime256v1).
+public enum P256 {
+    /// Elliptic-curve Diffie-Hellman (ECDH) on P-256, as Web Push (RFC 8291) uses it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let mine = try P256.KeyAgreement.PrivateKey()
+    /// let theirs = try P256.KeyAgreement.PublicKey(x963Representation: serverKeyBytes)
+    /// let secret = try mine.sharedSecretFromKeyAgreement(with: theirs)    // 32 bytes
+    /// ```
+    public enum KeyAgreement {
+        /// A P-256 private key (a scalar `1 ≤ d < n`).
+        ///
+        /// Its `description` never shows the scalar.
+        public struct PrivateKey: Sendable, CustomStringConvertible {
+            /// The 32-byte big-endian private scalar.
+            ///
+            /// - Warning: Secret. Store it only where the app keeps secrets.
+            public let rawRepresentation: [UInt8]
+            /// The matching public key.
+            public let publicKey: PublicKey
+
+            /// Generates a fresh key pair from the secure random source.
+            ///
+            /// - Throws: `CryptoError.backend` if the platform library fails.
+            public init() throws(CryptoError) {
+                // Rejection sampling: a uniformly random 256-bit string is a valid scalar with
+                // probability 1 - 2^-32, so this loop practically always ends on the first draw.
+                for _ in 0..<64 {
+                    if let key = try? PrivateKey(rawRepresentation: SecureRandom.bytes(32)) {
+                        self = key
+                        return
+                    }
+                }
+                throw .backend("P-256 key generation found no valid scalar")
+            }
+
+            /// Imports a 32-byte big-endian private scalar and derives its public key.
+            ///
+            /// - Throws: `CryptoError.invalidKey` unless the bytes are 32 long and `1 ≤ d < n`.
+            public init(rawRepresentation: [UInt8]) throws(CryptoError) {
+                guard rawRepresentation.count == 32 else {
+                    throw .invalidKey("P-256 private key must be 32 bytes, got \(rawRepresentation.count)")
+                }
+                let publicBytes = try P256Backend.publicPoint(forScalar: rawRepresentation)
+                self.rawRepresentation = rawRepresentation
+                self.publicKey = PublicKey(validated: publicBytes)
+            }
+
+            /// Computes the ECDH shared secret with `publicKeyShare`: the 32-byte x coordinate of d·Q.
+            ///
+            /// - Throws: `CryptoError.backend` if the platform library fails.
+            public func sharedSecretFromKeyAgreement(with publicKeyShare: PublicKey) throws(CryptoError) -> [UInt8] {
+                try P256Backend.sharedSecret(scalar: rawRepresentation, peer: publicKeyShare.x963Representation)
+            }
+
+            public var description: String { "P256.KeyAgreement.PrivateKey(redacted)" }
+        }
+
+        /// A P-256 public key: a point on the curve, not the point at infinity.
+        public struct PublicKey: Sendable, Hashable {
+            /// The 65-byte uncompressed ANSI X9.63 encoding: `0x04 ‖ x ‖ y`.
+            public let x963Representation: [UInt8]
+
+            /// Imports an uncompressed X9.63 point.
+            ///
+            /// - Throws: `CryptoError.invalidKey` unless the bytes are 65 long, start with `0x04` and
+            ///   name a point on the curve.
+            public init(x963Representation: [UInt8]) throws(CryptoError) {
+                guard x963Representation.count == 65, x963Representation.first == 0x04 else {
+                    throw .invalidKey(
+                        "P-256 public key must be a 65-byte uncompressed point, got \(x963Representation.count) bytes")
+                }
+                try P256Backend.validatePoint(x963Representation)
+                self.x963Representation = x963Representation
+            }
+
+            init(validated bytes: [UInt8]) { x963Representation = bytes }
+        }
+    }
+}
+
+#if canImport(CryptoKit)
+    private enum P256Backend {
+        static func publicPoint(forScalar scalar: [UInt8]) throws(CryptoError) -> [UInt8] {
+            do {
+                return [UInt8](
+                    try CryptoKit.P256.KeyAgreement.PrivateKey(rawRepresentation: scalar).publicKey.x963Representation)
+            } catch {
+                throw .invalidKey("P-256 private scalar out of range")
+            }
+        }
+
+        static func validatePoint(_ point: [UInt8]) throws(CryptoError) {
+            do {
+                _ = try CryptoKit.P256.KeyAgreement.PublicKey(x963Representation: point)
+            } catch {
+                throw .invalidKey("P-256 public key is not a point on the curve")
+            }
+        }
+
+        static func sharedSecret(scalar: [UInt8], peer: [UInt8]) throws(CryptoError) -> [UInt8] {
+            do {
+                let key = try CryptoKit.P256.KeyAgreement.PrivateKey(rawRepresentation: scalar)
+                let secret = try key.sharedSecretFromKeyAgreement(
+                    with: CryptoKit.P256.KeyAgreement.PublicKey(x963Representation: peer))
+                return secret.withUnsafeBytes { [UInt8]($0) }
+            } catch {
+                throw .backend("P256 key agreement: \(error)")
+            }
+        }
+    }
+#else
+    private enum P256Backend {
+        /// Runs `body` with the P-256 group and a scratch BN context, freeing both afterwards.
+        static func withGroup<T>(
+            _ body: (_ group: OpaquePointer, _ bnContext: OpaquePointer) throws(CryptoError) -> T
+        ) throws(CryptoError) -> T {
+            guard let group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1) else {
+                throw .backend("EC_GROUP_new_by_curve_name(P-256)")
+            }
+            defer { EC_GROUP_free(group) }
+            guard let bnContext = BN_CTX_new() else { throw .backend("BN_CTX_new") }
+            defer { BN_CTX_free(bnContext) }
+            return try body(group, bnContext)
+        }
+
+        static func publicPoint(forScalar scalar: [UInt8]) throws(CryptoError) -> [UInt8] {
+            try withGroup { group, bnContext throws(CryptoError) in
+                guard let d = BN_bin2bn(scalar, 32, nil) else { throw .backend("BN_bin2bn") }
+                defer { BN_clear_free(d) }
+                guard let order = EC_GROUP_get0_order(group) else { throw .backend("EC_GROUP_get0_order") }
+                guard BN_is_zero(d) == 0, BN_cmp(d, order) < 0 else {
+                    throw .invalidKey("P-256 private scalar must be in 1..<n")
+                }
+                guard let point = EC_POINT_new(group) else { throw .backend("EC_POINT_new") }
+                defer { EC_POINT_free(point) }
+                guard EC_POINT_mul(group, point, d, nil, nil, bnContext) == 1 else { throw .backend("EC_POINT_mul") }
+                var encoded = [UInt8](repeating: 0, count: 65)
+                let written = EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, &encoded, 65, bnContext)
+                guard written == 65 else { throw .backend("EC_POINT_point2oct") }
+                return encoded
+            }
+        }
+
+        static func validatePoint(_ encoded: [UInt8]) throws(CryptoError) {
+            try withGroup { group, bnContext throws(CryptoError) in
+                guard let point = EC_POINT_new(group) else { throw .backend("EC_POINT_new") }
+                defer { EC_POINT_free(point) }
+                guard EC_POINT_oct2point(group, point, encoded, encoded.count, bnContext) == 1,
+                    EC_POINT_is_on_curve(group, point, bnContext) == 1,
+                    EC_POINT_is_at_infinity(group, point) == 0
+                else {
+                    _ = drainOpenSSLErrors()
+                    throw .invalidKey("P-256 public key is not a point on the curve")
+                }
+            }
+        }
+
+        /// Builds an EVP_PKEY from OSSL_PARAMs (group name, optional private scalar, public point).
+        static func makeKey(scalar: [UInt8]?, publicPoint: [UInt8]) throws(CryptoError) -> OpaquePointer {
+            guard let builder = OSSL_PARAM_BLD_new() else { throw .backend("OSSL_PARAM_BLD_new") }
+            defer { OSSL_PARAM_BLD_free(builder) }
+            var privateScalar: OpaquePointer?
+            defer { BN_clear_free(privateScalar) }
+            if let scalar {
+                privateScalar = BN_bin2bn(scalar, Int32(scalar.count), nil)
+                guard let privateScalar,
+                    OSSL_PARAM_BLD_push_BN(builder, copenssl_param_private_key(), privateScalar) == 1
+                else {
+                    throw .backend("OSSL_PARAM_BLD_push_BN")
+                }
+            }
+            // The builder keeps pointers to names and octets (not copies) until `to_param`: the names
+            // come from C statics and the point stays pinned across the call.
+            let built: UnsafeMutablePointer<OSSL_PARAM>? = publicPoint.withUnsafeBytes { point in
+                guard
+                    OSSL_PARAM_BLD_push_utf8_string(builder, copenssl_param_group_name(), copenssl_group_p256(), 0)
+                        == 1,
+                    OSSL_PARAM_BLD_push_octet_string(
+                        builder, copenssl_param_public_key(), point.baseAddress, point.count)
+                        == 1
+                else { return nil }
+                return OSSL_PARAM_BLD_to_param(builder)
+            }
+            guard let params = built else { throw openSSLFailure("OSSL_PARAM_BLD_to_param") }
+            defer { OSSL_PARAM_free(params) }
+            guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+                throw .backend("EVP_PKEY_CTX_new_from_name(EC)")
+            }
+            defer { EVP_PKEY_CTX_free(context) }
+            var key: OpaquePointer?
+            let selection = scalar == nil ? copenssl_selection_public_key() : copenssl_selection_keypair()
+            guard EVP_PKEY_fromdata_init(context) == 1, EVP_PKEY_fromdata(context, &key, selection, params) == 1,
+                let key
+            else {
+                throw openSSLFailure("EVP_PKEY_fromdata(EC)")
+            }
+            return key
+        }
+
+        static func sharedSecret(scalar: [UInt8], peer: [UInt8]) throws(CryptoError) -> [UInt8] {
+            let ownPublic = try publicPoint(forScalar: scalar)
+            let own = try makeKey(scalar: scalar, publicPoint: ownPublic)
+            defer { EVP_PKEY_free(own) }
+            let other = try makeKey(scalar: nil, publicPoint: peer)
+            defer { EVP_PKEY_free(other) }
+            guard let context = EVP_PKEY_CTX_new_from_pkey(nil, own, nil) else {
+                throw .backend("EVP_PKEY_CTX_new_from_pkey")
+            }
+            defer { EVP_PKEY_CTX_free(context) }
+            var length = 32
+            var secret = [UInt8](repeating: 0, count: 32)
+            guard EVP_PKEY_derive_init(context) == 1, EVP_PKEY_derive_set_peer(context, other) == 1,
+                EVP_PKEY_derive(context, &secret, &length) == 1, length == 32
+            else {
+                throw openSSLFailure("EVP_PKEY_derive(ECDH)")
+            }
+            return secret
+        }
+    }
+#endif

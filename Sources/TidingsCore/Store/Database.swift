@@ -1,0 +1,197 @@
+import CSQLite
+import Foundation
+
+/// A `Database` is an open SQLite store: one connection, used by one caller at a time.
+///
+/// Opening configures WAL journaling, `synchronous=NORMAL`, a busy timeout and foreign keys, checks the file
+/// (`PRAGMA quick_check`), and runs the schema's migrations. A file that is not a database, is damaged, has a
+/// schema newer than the code, or cannot take the migrations is moved aside and replaced by a fresh store
+/// into which the readable durable tables are copied; ``openReport`` says what happened.
+///
+/// Every access goes through ``write(_:)``, ``read(_:)`` or ``writeWithoutTransaction(_:)``, which serialize
+/// callers (any thread, any task) behind one lock, so a `Database` can be shared freely. Calls are
+/// synchronous and short; engines are actors and call them directly.
+///
+/// For example:
+///
+/// ```swift
+/// let database = try Database(path: url.path, schema: schema)
+/// try database.write { db in
+///     try db.execute("INSERT INTO outbox(id, payload) VALUES (?, ?)", [id, payload])
+/// }
+/// let count = try database.read { db in try db.fetchOne(Int.self, "SELECT count(*) FROM outbox") ?? 0 }
+/// ```
+///
+/// Files are created with mode 0600; SQLite gives its `-wal`, `-shm` and `-journal` files the same mode.
+public final class Database: @unchecked Sendable {
+    /// How a store is opened.
+    public struct Configuration: Sendable {
+        /// How long a statement waits for another process's lock before failing with ``StoreError/busy``.
+        public var busyTimeout: Duration
+        /// The source of "now" for naming moved-aside files and stamping reports.
+        public var now: @Sendable () -> Date
+        /// Where recovery and migration notices go.
+        public var logger: Logger
+        /// The cipher for encrypted values; when set, opening checks the key (``StoreError/wrongKey``).
+        public var cipher: ValueCipher?
+
+        /// A configuration with a 5-second busy timeout, the system's wall time and no logging.
+        public init(
+            busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() },
+            logger: Logger = .disabled, cipher: ValueCipher? = nil
+        ) {
+            self.cipher = cipher
+            self.busyTimeout = busyTimeout
+            self.now = now
+            self.logger = logger
+        }
+    }
+
+    /// What opening the store did.
+    public struct OpenReport: Sendable {
+        /// True when the file did not exist and was created.
+        public var createdFile: Bool
+        /// The `user_version` found in the file before migrating (0 for a new file).
+        public var migratedFrom: Int
+        /// The `user_version` after migrating: the schema's version.
+        public var migratedTo: Int
+        /// Set when the file was moved aside and replaced; `nil` for a clean open.
+        public var recovery: RecoveryReport?
+    }
+
+    /// The database file's path, or `":memory:"` for an in-memory store.
+    public let path: String
+    /// The schema the store was opened with.
+    public let schema: DatabaseSchema
+    /// What opening did: creation, migrations, and recovery if the file had to be replaced.
+    public let openReport: OpenReport
+    /// The configuration's cipher, for sealing and opening values of this store.
+    public let cipher: ValueCipher?
+
+    private let logger: Logger
+    private let lock = NSRecursiveLock()
+    /// Set while a closure runs: the recursive lock lets its own thread in again, and this catches that.
+    private var isAccessing = false
+    private let connection: DatabaseConnection
+
+    /// Opens (creating if needed) the store at `path`, migrating it to `schema`.
+    ///
+    /// - Parameters:
+    ///   - path: A file path in an existing directory, or `":memory:"`.
+    ///   - schema: The tables and migrations.
+    ///   - configuration: Busy timeout, clock and logger.
+    /// - Throws: ``StoreError/cannotOpen`` (missing directory, permissions), ``StoreError/busy`` (another
+    ///   process holds the file), ``StoreError/migrationFailed`` when the migrations fail even on an empty
+    ///   store (a bug in them), ``StoreError/wrongKey`` when the configuration's cipher is not the store's key
+    ///   (the file is left alone), ``StoreError/misuse`` for an invalid schema or an undeclared table, and other
+    ///   ``StoreError``s from SQLite. Corruption, a non-database file and a too-new schema do not throw: they
+    ///   are recovered from and reported in ``openReport``.
+    public init(path: String, schema: DatabaseSchema, configuration: Configuration = Configuration()) throws {
+        try schema.validate()
+        let opener = DatabaseOpener(path: path, schema: schema, configuration: configuration)
+        let (handle, report) = try opener.open()
+        self.path = path
+        self.schema = schema
+        self.openReport = report
+        self.logger = configuration.logger.scoped("store")
+        self.cipher = configuration.cipher
+        self.connection = DatabaseConnection(handle: handle)
+    }
+
+    /// Opens a private in-memory store with `schema`; it disappears when the `Database` is released.
+    ///
+    /// - Throws: as ``init(path:schema:configuration:)``.
+    public static func inMemory(schema: DatabaseSchema, configuration: Configuration = Configuration()) throws
+        -> Database
+    {
+        try Database(path: ":memory:", schema: schema, configuration: configuration)
+    }
+
+    deinit {
+        connection.finalizeStatements()
+        sqlite3_close_v2(connection.handle)
+    }
+
+    // MARK: Access
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`) and commits it when `body` returns.
+    ///
+    /// If `body` throws, every change it made is rolled back and the error is rethrown. When `write` returns,
+    /// the transaction is committed (durable against a process crash; with `synchronous=NORMAL` the last
+    /// commits may be lost on power failure, never half-applied).
+    ///
+    /// - Returns: What `body` returns.
+    /// - Throws: Whatever `body` throws; ``StoreError/busy`` when the write lock cannot be taken in the busy
+    ///   timeout; ``StoreError/misuse`` when called from inside another access on the same thread; other
+    ///   ``StoreError``s from `COMMIT`, after which the transaction is rolled back.
+    public func write<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+        try withConnection { db throws -> T in
+            try db.execute("BEGIN IMMEDIATE")
+            let value: T
+            do {
+                value = try body(db)
+                try db.execute("COMMIT")
+            } catch {
+                rollback(db)
+                throw error
+            }
+            return value
+        }
+    }
+
+    /// Runs `body` in a read transaction: it sees one consistent snapshot, and any statement that would
+    /// write is refused with ``StoreError/readOnly`` before it runs.
+    ///
+    /// - Returns: What `body` returns.
+    /// - Throws: Whatever `body` throws; ``StoreError/misuse`` on re-entrance; ``StoreError``s from SQLite.
+    public func read<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+        try withConnection { db throws -> T in
+            db.allowsWrites = false
+            defer { db.allowsWrites = true }
+            try db.execute("BEGIN DEFERRED")
+            let value: T
+            do {
+                value = try body(db)
+                try db.execute("COMMIT")
+            } catch {
+                rollback(db)
+                throw error
+            }
+            return value
+        }
+    }
+
+    /// Runs `body` with no surrounding transaction: each statement commits on its own (autocommit).
+    ///
+    /// Use it for statements that cannot run in a transaction (`VACUUM`), or for single-statement writes
+    /// where one transaction each is wanted. `body` may open its own transactions with `BEGIN`/`COMMIT`; one
+    /// still open when `body` ends (returning or throwing) is rolled back.
+    ///
+    /// - Throws: Whatever `body` throws; ``StoreError/misuse`` on re-entrance.
+    public func writeWithoutTransaction<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+        try withConnection { db in
+            defer { if db.isInTransaction { rollback(db) } }
+            return try body(db)
+        }
+    }
+
+    private func withConnection<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isAccessing else {
+            throw StoreError.misuse("re-entrant access: use the connection you already have")
+        }
+        isAccessing = true
+        defer { isAccessing = false }
+        return try body(connection)
+    }
+
+    private func rollback(_ db: DatabaseConnection) {
+        // SQLite may already have rolled back on its own (SQLITE_FULL, SQLITE_IOERR); then there is nothing to do.
+        guard db.isInTransaction else { return }
+        do { try db.execute("ROLLBACK") } catch {
+            logger.error("rollback failed: \(error)")
+        }
+    }
+
+}

@@ -1,0 +1,130 @@
+import CSQLite
+import Foundation
+
+/// A `DatabaseValue` is one SQLite value: `NULL`, a 64-bit integer, a double, text or a blob.
+public enum DatabaseValue: Sendable, Hashable {
+    /// SQL `NULL`.
+    case null
+    /// An `INTEGER` storage class value.
+    case integer(Int64)
+    /// A `REAL` storage class value.
+    case real(Double)
+    /// A `TEXT` storage class value (UTF-8 in the file).
+    case text(String)
+    /// A `BLOB` storage class value.
+    case blob([UInt8])
+}
+
+/// A type that can be bound to a statement parameter and read back from a result column.
+///
+/// Tidings provides conformances for `Int`, `Int64`, `Int32`, `Double`, `Bool`, `String`, `[UInt8]`, `Data`,
+/// `DatabaseValue`, ``SealedValue`` and `Optional` of any of them. Reading never traps: a `NULL` or a value of
+/// an unexpected storage class throws ``StoreError/typeMismatch`` (`Optional` reads `NULL` as `nil`).
+///
+/// For example, a `Date` stored as unix milliseconds:
+///
+/// ```swift
+/// extension Date: DatabaseValueConvertible {
+///     public var databaseValue: DatabaseValue { .integer(Int64(timeIntervalSince1970 * 1000)) }
+///     public init(databaseColumn column: DatabaseColumn) throws {
+///         self.init(timeIntervalSince1970: Double(try Int64(databaseColumn: column)) / 1000)
+///     }
+/// }
+/// ```
+public protocol DatabaseValueConvertible: Sendable {
+    /// The value to store.
+    var databaseValue: DatabaseValue { get }
+    /// Reads a value from the current row's column, without copying anything the type does not keep.
+    ///
+    /// - Throws: ``StoreError/typeMismatch`` when the column cannot represent `Self`.
+    init(databaseColumn column: DatabaseColumn) throws
+}
+
+/// The values bound to a statement's `?` parameters, in order.
+public typealias StatementArguments = [any DatabaseValueConvertible]
+
+extension DatabaseValue: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { self }
+    public init(databaseColumn column: DatabaseColumn) throws { self = column.value }
+}
+
+extension Int64: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(self) }
+    public init(databaseColumn column: DatabaseColumn) throws {
+        guard column.storage == .integer else { throw column.mismatch("Int64") }
+        self = column.int64
+    }
+}
+
+extension Int: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    public init(databaseColumn column: DatabaseColumn) throws {
+        guard column.storage == .integer else { throw column.mismatch("Int") }
+        self = Int(column.int64)
+    }
+}
+
+extension Int32: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    public init(databaseColumn column: DatabaseColumn) throws {
+        guard column.storage == .integer, let value = Int32(exactly: column.int64) else {
+            throw column.mismatch("Int32")
+        }
+        self = value
+    }
+}
+
+extension Bool: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    public init(databaseColumn column: DatabaseColumn) throws {
+        guard column.storage == .integer else { throw column.mismatch("Bool") }
+        self = column.int64 != 0
+    }
+}
+
+extension Double: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .real(self) }
+    public init(databaseColumn column: DatabaseColumn) throws {
+        switch column.storage {
+        case .real: self = column.double
+        case .integer: self = Double(column.int64)
+        default: throw column.mismatch("Double")
+        }
+    }
+}
+
+extension String: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(self) }
+    public init(databaseColumn column: DatabaseColumn) throws {
+        guard column.storage == .text else { throw column.mismatch("String") }
+        self = column.string
+    }
+}
+
+extension [UInt8]: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .blob(self) }
+    public init(databaseColumn column: DatabaseColumn) throws {
+        guard column.storage == .blob else { throw column.mismatch("[UInt8]") }
+        self = column.bytes
+    }
+}
+
+extension Data: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .blob([UInt8](self)) }
+    public init(databaseColumn column: DatabaseColumn) throws {
+        guard column.storage == .blob else { throw column.mismatch("Data") }
+        self = Data(column.bytes)
+    }
+}
+
+extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue {
+        switch self {
+        case .none: .null
+        case .some(let value): value.databaseValue
+        }
+    }
+    public init(databaseColumn column: DatabaseColumn) throws {
+        self = column.storage == .null ? .none : .some(try Wrapped(databaseColumn: column))
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+@testable import TidingsCore
+
+@Suite struct DatabaseTransactionTests {
+    @Test func writeCommitsWhenTheClosureReturns() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        do {
+            let database = try Database(path: path, schema: TestSchema.schema)
+            #expect(database.openReport.createdFile)
+            #expect(database.openReport.migratedTo == 1)
+            try database.write { db in
+                try db.execute("INSERT INTO settings(key, value) VALUES (?, ?)", ["theme", "dark"])
+                #expect(db.changes == 1)
+            }
+        }
+        let reopened = try Database(path: path, schema: TestSchema.schema)
+        #expect(!reopened.openReport.createdFile)
+        #expect(reopened.openReport.recovery == nil)
+        let value = try reopened.read {
+            try $0.fetchOne(String.self, "SELECT value FROM settings WHERE key = ?", ["theme"])
+        }
+        #expect(value == "dark")
+    }
+
+    @Test func writeRollsBackEverythingWhenTheClosureThrows() throws {
+        struct Abort: Error {}
+        let database = try Database.inMemory(schema: TestSchema.schema)
+        try database.write { try $0.execute("INSERT INTO settings VALUES ('kept', 'yes')") }
+        #expect(throws: Abort.self) {
+            try database.write { db in
+                try db.execute("INSERT INTO settings VALUES ('a', '1')")
+                try db.execute("UPDATE settings SET value = 'no' WHERE key = 'kept'")
+                throw Abort()
+            }
+        }
+        let rows = try database.read { db in
+            try db.fetchAll("SELECT key, value FROM settings ORDER BY key") { row in
+                "\(try row[0] as String)=\(try row[1] as String)"
+            }
+        }
+        #expect(rows == ["kept=yes"])
+        // The connection is usable again: no transaction was left open.
+        try database.write { try $0.execute("INSERT INTO settings VALUES ('b', '2')") }
+    }
+
+    @Test func aFailedStatementRollsBackTheWholeTransaction() throws {
+        let database = try Database.inMemory(schema: TestSchema.schema)
+        #expect(throws: StoreError.constraint) {
+            try database.write { db in
+                try db.execute("INSERT INTO settings VALUES ('a', '1')")
+                try db.execute("INSERT INTO settings VALUES ('a', '2')")
+            }
+        }
+        #expect(try database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM settings") } == 0)
+    }
+
+    @Test func readRefusesStatementsThatWrite() throws {
+        let database = try Database.inMemory(schema: TestSchema.schema)
+        let error = #expect(throws: StoreError.self) {
+            try database.read { try $0.execute("INSERT INTO settings VALUES ('a', '1')") }
+        }
+        #expect(error == .readOnly)
+        #expect(error?.sql == "INSERT INTO settings VALUES ('a', '1')")
+        #expect(try database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM settings") } == 0)
+    }
+
+    @Test func reentrantAccessIsAMisuseNotADeadlock() throws {
+        let database = try Database.inMemory(schema: TestSchema.schema)
+        #expect(throws: StoreError.misuse) {
+            try database.write { _ in try database.read { _ in 1 } }
+        }
+        // The outer transaction was rolled back and the lock released.
+        #expect(try database.read { _ in 2 } == 2)
+    }
+
+    @Test func writeWithoutTransactionAutocommitsEachStatement() throws {
+        let database = try Database.inMemory(schema: TestSchema.schema)
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try database.writeWithoutTransaction { db in
+                try db.execute("INSERT INTO settings VALUES ('a', '1')")
+                #expect(!db.isInTransaction)
+                try db.execute("BEGIN")
+                try db.execute("INSERT INTO settings VALUES ('b', '2')")
+                throw Abort()
+            }
+        }
+        // 'a' committed on its own; the transaction left open around 'b' was rolled back.
+        #expect(try database.read { try $0.fetchAll(String.self, "SELECT key FROM settings") } == ["a"])
+    }
+
+    @Test func concurrentWritersAreSerialized() async throws {
+        let database = try Database.inMemory(schema: TestSchema.schema)
+        try database.write { try $0.execute("INSERT INTO settings VALUES ('n', '0')") }
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for _ in 0..<50 {
+                        try? database.write { db in
+                            let value =
+                                try db.fetchOne(String.self, "SELECT value FROM settings WHERE key = 'n'") ?? "0"
+                            try db.execute(
+                                "UPDATE settings SET value = ? WHERE key = 'n'", [String((Int(value) ?? 0) + 1)])
+                        }
+                    }
+                }
+            }
+        }
+        #expect(
+            try database.read { try $0.fetchOne(String.self, "SELECT value FROM settings WHERE key = 'n'") } == "400")
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+@testable import TidingsCore
+
+@Suite struct StoreFileModeTests {
+    private func mode(_ path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.posixPermissions] as? Int ?? -1) & 0o777
+    }
+
+    @Test func theDatabaseAndItsWALAndSHMAreOwnerOnly() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        // Under the usual umask 022, SQLite alone would create these 0644.
+        let database = try Database(path: path, schema: TestSchema.schema)
+        try database.write { try $0.execute("INSERT INTO settings VALUES ('a', 'b')") }
+        // While the connection is open, the WAL and shared-memory files exist.
+        #expect(try directory.files() == ["store.sqlite", "store.sqlite-shm", "store.sqlite-wal"])
+        for file in try directory.files() {
+            #expect(try mode(directory.path(file)) == 0o600, "\(file)")
+        }
+    }
+
+    @Test func anExistingWorldReadableFileIsTightened() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        _ = try Database(path: path, schema: TestSchema.schema)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        _ = try Database(path: path, schema: TestSchema.schema)
+        #expect(try mode(path) == 0o600)
+    }
+
+    @Test func aReplacementStoreIsOwnerOnlyToo() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try Data(repeating: 7, count: 4096).write(to: URL(fileURLWithPath: path))
+        let database = try Database(path: path, schema: TestSchema.schema)
+        #expect(database.openReport.recovery != nil)
+        #expect(try mode(path) == 0o600)
+        #expect(try mode(path + "-wal") == 0o600)
+    }
+}

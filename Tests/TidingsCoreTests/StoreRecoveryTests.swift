@@ -1,0 +1,224 @@
+import CSQLite
+import Foundation
+import Testing
+
+@testable import TidingsCore
+
+@Suite struct StoreRecoveryTests {
+    /// 2026-11-30 06:10:00 UTC: the moved-aside name is predictable.
+    static let fixedNow = Date(timeIntervalSince1970: 1_796_019_000)
+    static let configuration = Database.Configuration(now: { fixedNow })
+
+    private func fill(_ path: String, rows: Int = 50) throws {
+        let database = try Database(path: path, schema: TestSchema.schema)
+        try database.write { db in
+            try db.execute("INSERT INTO settings VALUES ('theme', 'dark')")
+            for index in 0..<rows {
+                try db.execute(
+                    "INSERT INTO outbox(id, payload, created_at) VALUES (?, ?, ?)",
+                    [index, [UInt8](repeating: UInt8(index % 256), count: 64), 1000 + index])
+                try db.execute("INSERT INTO messages(id, body) VALUES (?, ?)", ["m\(index)", "cached \(index)"])
+            }
+        }
+    }
+
+    private func counts(_ database: Database) throws -> [String: Int] {
+        try database.read { db in
+            var counts: [String: Int] = [:]
+            for table in ["settings", "outbox", "messages"] {
+                counts[table] = try db.fetchOne(Int.self, "SELECT count(*) FROM \(table)")
+            }
+            return counts
+        }
+    }
+
+    @Test func randomBytesAreMovedAsideAndAFreshStoreOpens() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        var generator = SystemRandomNumberGenerator()
+        let garbage = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try garbage.write(to: URL(fileURLWithPath: path))
+
+        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let recovery = try #require(database.openReport.recovery)
+        guard case .notADatabase = recovery.reason else {
+            Issue.record("expected notADatabase, got \(recovery.reason)")
+            return
+        }
+        #expect(recovery.movedTo == path + ".corrupt-20261130T061000Z")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: recovery.movedTo)) == garbage)
+        #expect(recovery.date == Self.fixedNow)
+        #expect(!recovery.keptAllDurableData)
+        #expect(try counts(database) == ["settings": 0, "outbox": 0, "messages": 0])
+        try database.write { try $0.execute("INSERT INTO settings VALUES ('a', 'b')") }
+    }
+
+    @Test func aTruncatedFileIsReplacedAndItsReadableRowsKept() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try fill(path, rows: 2000)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(size / 2))
+        try handle.close()
+
+        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let recovery = try #require(database.openReport.recovery)
+        switch recovery.reason {
+        case .corrupt, .notADatabase: break
+        default: Issue.record("unexpected reason \(recovery.reason)")
+        }
+        // Whatever was readable of the durable tables is in the fresh store, and the report says how much.
+        let outbox = try #require(recovery.salvaged.first { $0.table == "outbox" })
+        // Half the file survives, so a good part of the outbox does: rows before the first missing page.
+        #expect(outbox.rowsCopied > 100)
+        #expect(outbox.problem != nil)
+        let counted = try counts(database)
+        #expect(counted["outbox"] == outbox.rowsCopied)
+        #expect(counted["messages"] == 0)
+        #expect(try FileManager.default.attributesOfItem(atPath: recovery.movedTo)[.size] as? Int == size / 2)
+    }
+
+    @Test func aFileTruncatedInsideItsHeaderIsNotADatabase() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try fill(path)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: 60)
+        try handle.close()
+        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        #expect(database.openReport.recovery != nil)
+        #expect(try counts(database)["settings"] == 0)
+    }
+
+    @Test func aDamagedIndexFailsQuickCheckAndEveryDurableRowIsSalvaged() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try fill(path, rows: 3000)
+        let (pageSize, rootPage) = try {
+            let database = try Database(path: path, schema: TestSchema.schema)
+            return try database.read { db in
+                (
+                    try db.fetchOne(Int.self, "PRAGMA page_size") ?? 4096,
+                    try db.fetchOne(
+                        Int.self, "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_messages_1'") ?? 0
+                )
+            }
+        }()
+        #expect(rootPage > 1)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(pageSize * (rootPage - 1)))
+        handle.write(Data(repeating: 0xA5, count: pageSize))
+        try handle.close()
+
+        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let recovery = try #require(database.openReport.recovery)
+        guard case .corrupt = recovery.reason else {
+            Issue.record("expected corrupt, got \(recovery.reason)")
+            return
+        }
+        #expect(recovery.keptAllDurableData)
+        #expect(recovery.salvaged.map(\.table) == ["settings", "outbox"])
+        #expect(try counts(database) == ["settings": 1, "outbox": 3000, "messages": 0])
+        let payload = try database.read {
+            try $0.fetchOne([UInt8].self, "SELECT payload FROM outbox WHERE id = 2999")
+        }
+        #expect(payload == [UInt8](repeating: UInt8(2999 % 256), count: 64))
+    }
+
+    @Test func aFutureSchemaIsMovedAsideAndDurableTablesCopied() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try fill(path)
+        do {
+            // A newer app version added a column to a durable table and bumped the version.
+            let newer = DatabaseSchema(
+                tables: TestSchema.tables,
+                migrations: [
+                    TestSchema.version1,
+                    .init(version: 2, name: "outbox priority") { db in
+                        try db.execute("ALTER TABLE outbox ADD COLUMN priority INTEGER NOT NULL DEFAULT 0")
+                    },
+                ])
+            _ = try Database(path: path, schema: newer)
+        }
+        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let recovery = try #require(database.openReport.recovery)
+        #expect(recovery.reason == .schemaTooNew(found: 2, known: 1))
+        #expect(recovery.keptAllDurableData)
+        #expect(recovery.salvaged.map(\.rowsCopied) == [1, 50])
+        #expect(try counts(database) == ["settings": 1, "outbox": 50, "messages": 0])
+        #expect(try database.read { try $0.userVersion() } == 1)
+        #expect(FileManager.default.fileExists(atPath: recovery.movedTo))
+    }
+
+    @Test func aMigrationThatFailsOnOldDataKeepsDurableRowsAndRebuildsCaches() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try fill(path)
+        try Database(path: path, schema: TestSchema.schema).write { db in
+            try db.execute("UPDATE messages SET body = 'same'")
+        }
+        // Version 2 adds a unique index that the cached messages violate; on an empty store it works.
+        let version2 = DatabaseSchema(
+            tables: TestSchema.tables,
+            migrations: [
+                TestSchema.version1,
+                .init(version: 2, name: "unique bodies") { db in
+                    try db.execute("CREATE UNIQUE INDEX messages_body ON messages(body)")
+                },
+            ])
+        let database = try Database(path: path, schema: version2, configuration: Self.configuration)
+        let recovery = try #require(database.openReport.recovery)
+        guard case .migrationFailed(let version, _) = recovery.reason else {
+            Issue.record("expected migrationFailed, got \(recovery.reason)")
+            return
+        }
+        #expect(version == 2)
+        #expect(recovery.keptAllDurableData)
+        #expect(try counts(database) == ["settings": 1, "outbox": 50, "messages": 0])
+        #expect(try database.read { try $0.userVersion() } == 2)
+    }
+
+    @Test func aMigrationThatFailsEvenOnAnEmptyStoreThrowsAndLeavesTheFileAlone() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try fill(path)
+        let broken = DatabaseSchema(
+            tables: TestSchema.tables,
+            migrations: [
+                TestSchema.version1,
+                .init(version: 2, name: "typo") { db in try db.execute("ALTER TABLE outbx ADD COLUMN x") },
+            ])
+        let error = #expect(throws: StoreError.self) { try Database(path: path, schema: broken) }
+        #expect(error == .migrationFailed)
+        #expect(error?.message.contains("migration 2 'typo'") == true)
+        #expect(try directory.files() == ["store.sqlite"])
+        let database = try Database(path: path, schema: TestSchema.schema)
+        #expect(database.openReport.recovery == nil)
+        #expect(try counts(database) == ["settings": 1, "outbox": 50, "messages": 50])
+    }
+
+    @Test func undeclaredTablesAreRefused() throws {
+        let schema = DatabaseSchema(
+            tables: [.durable("a")],
+            migrations: [.init(version: 1, name: "x") { try $0.executeScript("CREATE TABLE a(x); CREATE TABLE b(y);") }]
+        )
+        let error = #expect(throws: StoreError.self) { try Database.inMemory(schema: schema) }
+        #expect(error == .misuse)
+        #expect(error?.message.contains("table b") == true)
+    }
+
+    @Test func migrationVersionsMustRunWithoutGaps() throws {
+        let schema = DatabaseSchema(
+            tables: [], migrations: [.init(version: 2, name: "skips one") { _ in }])
+        #expect(throws: StoreError.misuse) { try Database.inMemory(schema: schema) }
+    }
+
+    @Test func aMissingDirectoryCannotOpen() throws {
+        let directory = try StoreTemporaryDirectory()
+        #expect(throws: StoreError.cannotOpen) {
+            try Database(path: directory.path("missing/store.sqlite"), schema: TestSchema.schema)
+        }
+    }
+}

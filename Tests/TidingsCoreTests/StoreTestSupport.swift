@@ -1,0 +1,41 @@
+import Foundation
+import TidingsCore
+
+/// A unique temporary directory for one test, removed when the value is released.
+final class StoreTemporaryDirectory: Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("tidings-store-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// The path of `name` inside the directory.
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// The names of the files in the directory, sorted.
+    func files() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+    }
+}
+
+/// The schema most store tests use: a durable outbox and settings, a disposable message cache.
+enum TestSchema {
+    static let tables: [DatabaseSchema.Table] = [
+        .durable("settings"), .durable("outbox"), .disposable("messages"),
+    ]
+
+    static let version1 = DatabaseSchema.Migration(version: 1, name: "create") { db in
+        try db.executeScript(
+            """
+            CREATE TABLE settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE outbox(id INTEGER PRIMARY KEY, payload BLOB NOT NULL, created_at INTEGER NOT NULL);
+            CREATE TABLE messages(id TEXT PRIMARY KEY, body TEXT, seen INTEGER NOT NULL DEFAULT 0);
+            """)
+    }
+
+    static let schema = DatabaseSchema(tables: tables, migrations: [version1])
+}

@@ -21,7 +21,7 @@ import TidingsSandbox
         #expect(stored.reactions == [.init(userID: "bob", emoji: "👍"), .init(userID: "carol", emoji: "🎉")])
         await harness.server.pin(conversation: conversation, messageID: target, pinned: false)
         #expect(try await eventually { try harness.cache.message(conversationID: conversation, messageID: target)?.pinned == false })
-        #expect(harness.recorder.contains { $0 == .pinChanged(conversationID: conversation, messageID: target, pinned: true) })
+        #expect(await eventually { harness.recorder.contains { $0 == .pinChanged(conversationID: conversation, messageID: target, pinned: true) } })
         // No request went out for any of it.
         #expect(await harness.takeLog().map(\.type) == ["get_messages", "mark_read"])
     }
@@ -73,7 +73,7 @@ import TidingsSandbox
         let doomed = page.messages[2].messageID
         await harness.server.delete(conversation: conversation, messageID: doomed)
         #expect(try await eventually { try harness.cache.message(conversationID: conversation, messageID: doomed) == nil })
-        #expect(harness.recorder.contains { $0 == .messagesDeleted(conversationID: conversation, messageIDs: [doomed]) })
+        #expect(await eventually { harness.recorder.contains { $0 == .messagesDeleted(conversationID: conversation, messageIDs: [doomed]) } })
         #expect(try harness.cache.messageCount(conversationID: conversation) == 5)
     }
 
@@ -143,7 +143,7 @@ import TidingsSandbox
         #expect(page.messages.map(\.messageID) == ["msg-000001", "msg-000002", "msg-000003", "msg-000004"])
         #expect(page.issues.map(\.messageID) == ["msg-evil", "msg-wrongkey"])
         #expect(page.issues.allSatisfy { $0.error == .decryption })
-        #expect(harness.recorder.contains { if case .issue(let issue) = $0 { issue.messageID == "msg-evil" } else { false } })
+        #expect(await eventually { harness.recorder.contains { if case .issue(let issue) = $0 { issue.messageID == "msg-evil" } else { false } } })
     }
 
     @Test func aMalformedMessageIsSkippedWithAnErrorRecord() async throws {

@@ -53,6 +53,7 @@ struct KecalekHarness {
 final class ChangeRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private var changes: [KecalekChange] = []
+    private var waiters: [(predicate: @Sendable (KecalekChange) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     private var task: Task<Void, Never>?
 
     init(_ stream: AsyncStream<KecalekChange>) {
@@ -63,11 +64,31 @@ final class ChangeRecorder: @unchecked Sendable {
 
     deinit { task?.cancel() }
 
-    private func append(_ change: KecalekChange) { lock.withLock { changes.append(change) } }
+    private func append(_ change: KecalekChange) {
+        let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
+            changes.append(change)
+            let (hit, rest) = (waiters.filter { $0.predicate(change) }, waiters.filter { !$0.predicate(change) })
+            waiters = rest
+            return hit.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume() }
+    }
 
     var all: [KecalekChange] { lock.withLock { changes } }
 
     func contains(where predicate: (KecalekChange) -> Bool) -> Bool { lock.withLock { changes.contains(where: predicate) } }
+
+    /// Suspends until a change matching `predicate` is recorded (at once if one already was).
+    func wait(for predicate: @escaping @Sendable (KecalekChange) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let seen = lock.withLock {
+                if changes.contains(where: predicate) { return true }
+                waiters.append((predicate, continuation))
+                return false
+            }
+            if seen { continuation.resume() }
+        }
+    }
 }
 
 /// Log records, for asserting that something was logged.

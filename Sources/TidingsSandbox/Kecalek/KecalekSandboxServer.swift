@@ -114,7 +114,6 @@ public actor KecalekSandboxServer {
     private var nextSessionID = 0
     private var nextMessageNumber = 0
     private var faults: [String: [(fault: Fault, remaining: Int)]] = [:]
-    private var tokens: [String: String] = [:]
 
     /// Creates an empty server.
     ///
@@ -161,16 +160,11 @@ public actor KecalekSandboxServer {
     /// Sets how timestamps are written.
     public func setTimestampStyle(_ style: KecalekTimestamp.Style) { timestampStyle = style }
 
-    /// A bearer token that authenticates `userID` on the WebSocket endpoint.
-    public func token(for userID: String) -> String {
-        if let existing = tokens.first(where: { $0.value == userID }) { return existing.key }
-        let token = SecureRandom.bytes(16).map { String(format: "%02x", $0) }.joined()
-        tokens[token] = userID
-        return token
-    }
+    /// A bearer token that authenticates `userID` on the WebSocket endpoint (the same one each time).
+    public nonisolated func token(for userID: String) -> String { keys.token(for: userID) }
 
     /// The user a token authenticates, or nil.
-    public func user(forToken token: String) -> String? { tokens[token] }
+    public nonisolated func user(forToken token: String) -> String? { keys.user(forToken: token) }
 
     /// Makes the next `times` requests of `type` fail with `fault`.
     public func inject(_ fault: Fault, on type: String, times: Int = 1) {
@@ -429,6 +423,19 @@ final class KeyStore: @unchecked Sendable {
 
     func key(for conversationID: String) -> SymmetricKey? { lock.withLock { keys[conversationID] } }
     func set(_ key: SymmetricKey, for conversationID: String) { lock.withLock { keys[conversationID] = key } }
+
+    private var tokens: [String: String] = [:]
+
+    func token(for userID: String) -> String {
+        lock.withLock {
+            if let existing = tokens.first(where: { $0.value == userID }) { return existing.key }
+            let token = SecureRandom.bytes(16).map { String(format: "%02x", $0) }.joined()
+            tokens[token] = userID
+            return token
+        }
+    }
+
+    func user(forToken token: String) -> String? { lock.withLock { tokens[token] } }
 }
 
 /// Connections to a ``KecalekSandboxServer`` inside the process.

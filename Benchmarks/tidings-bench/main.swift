@@ -13,7 +13,7 @@ struct BenchSuite: Sendable {
     let run: @Sendable (BenchReporter) async throws -> Void
 }
 
-let suites: [BenchSuite] = []
+let suites: [BenchSuite] = [kecalekSuite]
 
 let usage = """
     USAGE: tidings-bench <suite>...

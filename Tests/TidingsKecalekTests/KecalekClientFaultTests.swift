@@ -7,7 +7,9 @@ import TidingsSandbox
 /// Faults in the middle of a sync: nothing lost, nothing duplicated, the cache never half-written.
 @Suite struct KecalekClientFaultTests {
     /// Opens the conversation, then puts two new messages and one deletion on the server.
-    private func prepare(_ harness: KecalekHarness) async throws -> (before: [KecalekMessage], new: [String], deleted: String) {
+    private func prepare(_ harness: KecalekHarness) async throws -> (
+        before: [KecalekMessage], new: [String], deleted: String
+    ) {
         let first = await harness.client.messages(conversation: KecalekHarness.conversation)
         _ = await harness.takeLog()
         let deleted = try #require(first.messages.dropLast(3).last?.messageID)
@@ -15,11 +17,17 @@ import TidingsSandbox
         // get_deleted_since can reveal it.
         await harness.server.advanceTime(by: .seconds(300))
         let newIDs = [
-            try await harness.server.post(conversation: KecalekHarness.conversation, from: "bob", text: "one").messageID,
-            try await harness.server.post(conversation: KecalekHarness.conversation, from: "bob", text: "two").messageID,
+            try await harness.server.post(conversation: KecalekHarness.conversation, from: "bob", text: "one")
+                .messageID,
+            try await harness.server.post(conversation: KecalekHarness.conversation, from: "bob", text: "two")
+                .messageID,
         ]
-        _ = await eventually { harness.recorder.contains { if case .messagesStored(_, let ids) = $0 { ids == [newIDs[1]] } else { false } } }
-        return (try harness.cache.newestMessages(conversationID: KecalekHarness.conversation, limit: 100), newIDs, deleted)
+        _ = await eventually {
+            harness.recorder.contains { if case .messagesStored(_, let ids) = $0 { ids == [newIDs[1]] } else { false } }
+        }
+        return (
+            try harness.cache.newestMessages(conversationID: KecalekHarness.conversation, limit: 100), newIDs, deleted
+        )
     }
 
     private func cachedIDs(_ harness: KecalekHarness) throws -> [String] {

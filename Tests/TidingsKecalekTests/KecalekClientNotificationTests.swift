@@ -16,12 +16,23 @@ import TidingsSandbox
         await harness.server.react(conversation: conversation, messageID: target, userID: "bob", emoji: "👍")
         await harness.server.react(conversation: conversation, messageID: target, userID: "carol", emoji: "🎉")
         await harness.server.pin(conversation: conversation, messageID: target, pinned: true)
-        #expect(try await eventually { try harness.cache.message(conversationID: conversation, messageID: target)?.pinned == true })
+        #expect(
+            try await eventually {
+                try harness.cache.message(conversationID: conversation, messageID: target)?.pinned == true
+            })
         let stored = try #require(try harness.cache.message(conversationID: conversation, messageID: target))
         #expect(stored.reactions == [.init(userID: "bob", emoji: "👍"), .init(userID: "carol", emoji: "🎉")])
         await harness.server.pin(conversation: conversation, messageID: target, pinned: false)
-        #expect(try await eventually { try harness.cache.message(conversationID: conversation, messageID: target)?.pinned == false })
-        #expect(await eventually { harness.recorder.contains { $0 == .pinChanged(conversationID: conversation, messageID: target, pinned: true) } })
+        #expect(
+            try await eventually {
+                try harness.cache.message(conversationID: conversation, messageID: target)?.pinned == false
+            })
+        #expect(
+            await eventually {
+                harness.recorder.contains {
+                    $0 == .pinChanged(conversationID: conversation, messageID: target, pinned: true)
+                }
+            })
         // No request went out for any of it.
         #expect(await harness.takeLog().map(\.type) == ["get_messages", "mark_read"])
     }
@@ -31,13 +42,23 @@ import TidingsSandbox
         let page = await harness.client.messages(conversation: conversation)
         let target = try #require(page.messages.last?.messageID)
         let add = Data(
-            #"{"type":"message_reacted","data":{"conversation_id":"general","message_id":"\#(target)","user_id":7,"emoji":"❤️"}}"#.utf8)
+            #"{"type":"message_reacted","data":{"conversation_id":"general","message_id":"\#(target)","user_id":7,"emoji":"❤️"}}"#
+                .utf8)
         let remove = Data(
-            #"{"type":"message_reacted","conversation_id":"general","message_id":"\#(target)","user_id":"7","emoji":"❤️","action":"remove"}"#.utf8)
+            #"{"type":"message_reacted","conversation_id":"general","message_id":"\#(target)","user_id":"7","emoji":"❤️","action":"remove"}"#
+                .utf8)
         await harness.server.sendRaw(add, to: KecalekHarness.me)
-        #expect(try await eventually { try harness.cache.message(conversationID: conversation, messageID: target)?.reactions == [.init(userID: "7", emoji: "❤️")] })
+        #expect(
+            try await eventually {
+                try harness.cache.message(conversationID: conversation, messageID: target)?.reactions == [
+                    .init(userID: "7", emoji: "❤️")
+                ]
+            })
         await harness.server.sendRaw(remove, to: KecalekHarness.me)
-        #expect(try await eventually { try harness.cache.message(conversationID: conversation, messageID: target)?.reactions == [] })
+        #expect(
+            try await eventually {
+                try harness.cache.message(conversationID: conversation, messageID: target)?.reactions == []
+            })
     }
 
     @Test func readByIsKeptInMemoryOnlyAndFollowsMessagesRead() async throws {
@@ -72,8 +93,12 @@ import TidingsSandbox
         let page = await harness.client.messages(conversation: conversation)
         let doomed = page.messages[2].messageID
         await harness.server.delete(conversation: conversation, messageID: doomed)
-        #expect(try await eventually { try harness.cache.message(conversationID: conversation, messageID: doomed) == nil })
-        #expect(await eventually { harness.recorder.contains { $0 == .messagesDeleted(conversationID: conversation, messageIDs: [doomed]) } })
+        #expect(
+            try await eventually { try harness.cache.message(conversationID: conversation, messageID: doomed) == nil })
+        #expect(
+            await eventually {
+                harness.recorder.contains { $0 == .messagesDeleted(conversationID: conversation, messageIDs: [doomed]) }
+            })
         #expect(try harness.cache.messageCount(conversationID: conversation) == 5)
     }
 
@@ -82,7 +107,10 @@ import TidingsSandbox
         _ = await harness.client.messages(conversation: conversation)
         _ = await harness.takeLog()
         let posted = try await harness.server.post(conversation: conversation, from: "bob", text: "živě")
-        #expect(try await eventually { try harness.cache.message(conversationID: conversation, messageID: posted.messageID) != nil })
+        #expect(
+            try await eventually {
+                try harness.cache.message(conversationID: conversation, messageID: posted.messageID) != nil
+            })
         #expect(try harness.cache.message(conversationID: conversation, messageID: posted.messageID)?.text == "živě")
         // Stored from the notification: no request was needed.
         #expect(await harness.takeLog().isEmpty)
@@ -95,7 +123,8 @@ import TidingsSandbox
     @Test func unknownNotificationsAreIgnoredWithALogLine() async throws {
         let harness = try await KecalekHarness(seeded: 2)
         _ = await harness.client.messages(conversation: conversation)
-        await harness.server.sendRaw(Data(#"{"type":"typing_started","data":{"user_id":"bob"}}"#.utf8), to: KecalekHarness.me)
+        await harness.server.sendRaw(
+            Data(#"{"type":"typing_started","data":{"user_id":"bob"}}"#.utf8), to: KecalekHarness.me)
         await harness.server.sendRaw(Data("not json at all".utf8), to: KecalekHarness.me)
         await harness.server.sendRaw(Data(#"{"type":"message_pinned","data":{}}"#.utf8), to: KecalekHarness.me)
         #expect(await eventually { harness.logs.messages.contains { $0.contains("typing_started") } })
@@ -143,7 +172,12 @@ import TidingsSandbox
         #expect(page.messages.map(\.messageID) == ["msg-000001", "msg-000002", "msg-000003", "msg-000004"])
         #expect(page.issues.map(\.messageID) == ["msg-evil", "msg-wrongkey"])
         #expect(page.issues.allSatisfy { $0.error == .decryption })
-        #expect(await eventually { harness.recorder.contains { if case .issue(let issue) = $0 { issue.messageID == "msg-evil" } else { false } } })
+        #expect(
+            await eventually {
+                harness.recorder.contains {
+                    if case .issue(let issue) = $0 { issue.messageID == "msg-evil" } else { false }
+                }
+            })
     }
 
     @Test func aMalformedMessageIsSkippedWithAnErrorRecord() async throws {
@@ -159,7 +193,9 @@ import TidingsSandbox
         await harness.server.insertRaw(conversation: conversation, messageID: "x", raw: "just a string")
         await harness.server.insertRaw(
             conversation: conversation, messageID: "msg-badtime",
-            raw: ["message_id": "msg-badtime", "sender_id": "bob", "created_at": "yesterday", "encrypted_payload": "AAAA"])
+            raw: [
+                "message_id": "msg-badtime", "sender_id": "bob", "created_at": "yesterday", "encrypted_payload": "AAAA",
+            ])
         let posted = try await harness.server.post(conversation: conversation, from: "bob", text: "still here")
 
         let page = await harness.client.messages(conversation: conversation)

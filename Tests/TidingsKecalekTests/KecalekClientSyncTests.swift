@@ -38,7 +38,8 @@ import TidingsSandbox
         _ = await harness.takeLog()
 
         await harness.server.advanceTime(by: .seconds(300))
-        let new1 = try await harness.server.post(conversation: KecalekHarness.conversation, from: "bob", text: "ještě tu?")
+        let new1 = try await harness.server.post(
+            conversation: KecalekHarness.conversation, from: "bob", text: "ještě tu?")
         let new2 = try await harness.server.post(conversation: KecalekHarness.conversation, from: "carol", text: "jo")
         let reopened = await harness.client.messages(conversation: KecalekHarness.conversation)
 
@@ -96,7 +97,9 @@ import TidingsSandbox
         #expect(await eventually { await harness.client.connectionState == .connecting })
         var missed: [String] = []
         for text in ["a", "b", "c"] {
-            missed.append(try await harness.server.post(conversation: KecalekHarness.conversation, from: "bob", text: text).messageID)
+            missed.append(
+                try await harness.server.post(conversation: KecalekHarness.conversation, from: "bob", text: text)
+                    .messageID)
         }
         #expect(await harness.clock.waitForSleepers(1))
         await harness.clock.advance(by: .seconds(1))

@@ -12,7 +12,9 @@ import TidingsSandbox
         return directory.appendingPathComponent("cache.sqlite").path
     }
 
-    private func message(_ id: String, at micros: Int64, text: String = "tajné", control: Bool = false) -> KecalekMessage {
+    private func message(_ id: String, at micros: Int64, text: String = "tajné", control: Bool = false)
+        -> KecalekMessage
+    {
         let payload: KecalekJSON = control ? ["_control": .string(text)] : ["text": .string(text)]
         return KecalekMessage(
             messageID: id, conversationID: "c", senderID: "bob", createdAt: KecalekTimestamp(microseconds: micros),
@@ -42,7 +44,10 @@ import TidingsSandbox
             #expect(newest.allSatisfy { $0.readBy.isEmpty })
             #expect(try cache.newestTimestamp(conversationID: "c")?.microseconds == 3_000)
             #expect(try cache.messageCount(conversationID: "c") == 3)
-            #expect(try cache.conversations() == [.init(conversationID: "c", messageCount: 3, newest: KecalekTimestamp(microseconds: 3_000))])
+            #expect(
+                try cache.conversations() == [
+                    .init(conversationID: "c", messageCount: 3, newest: KecalekTimestamp(microseconds: 3_000))
+                ])
         }
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
@@ -107,7 +112,8 @@ import TidingsSandbox
 
         // Relaunch online: only the new message comes.
         let online = KecalekClient(
-            configuration: .init(userID: KecalekHarness.me), transport: harness.server.transport(userID: KecalekHarness.me),
+            configuration: .init(userID: KecalekHarness.me),
+            transport: harness.server.transport(userID: KecalekHarness.me),
             cache: try KecalekSQLiteCache(path: path, key: key), decryptor: harness.server.cipher, clock: harness.clock)
         try await online.connect()
         let reopened = await online.messages(conversation: KecalekHarness.conversation)

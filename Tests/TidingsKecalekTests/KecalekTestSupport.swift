@@ -53,7 +53,8 @@ struct KecalekHarness {
 final class ChangeRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private var changes: [KecalekChange] = []
-    private var waiters: [(predicate: @Sendable (KecalekChange) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters:
+        [(predicate: @Sendable (KecalekChange) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     private var task: Task<Void, Never>?
 
     init(_ stream: AsyncStream<KecalekChange>) {
@@ -76,7 +77,9 @@ final class ChangeRecorder: @unchecked Sendable {
 
     var all: [KecalekChange] { lock.withLock { changes } }
 
-    func contains(where predicate: (KecalekChange) -> Bool) -> Bool { lock.withLock { changes.contains(where: predicate) } }
+    func contains(where predicate: (KecalekChange) -> Bool) -> Bool {
+        lock.withLock { changes.contains(where: predicate) }
+    }
 
     /// Suspends until a change matching `predicate` is recorded (at once if one already was).
     func wait(for predicate: @escaping @Sendable (KecalekChange) -> Bool) async {

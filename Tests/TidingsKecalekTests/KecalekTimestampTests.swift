@@ -18,9 +18,10 @@ import Testing
 }
 
 @Test func malformedTimestampsAreRejected() {
-    for text in ["", "2026-02-15", "2026-13-01T00:00:00", "2026-02-15T22:15", "2026-02-15T22:15:45.", "x2026-02-15T22:15:45",
-        "2026-02-15T22:15:45+1"]
-    {
+    for text in [
+        "", "2026-02-15", "2026-13-01T00:00:00", "2026-02-15T22:15", "2026-02-15T22:15:45.", "x2026-02-15T22:15:45",
+        "2026-02-15T22:15:45+1",
+    ] {
         #expect(KecalekTimestamp(text) == nil, "\(text)")
     }
 }
@@ -30,9 +31,12 @@ import Testing
     for style in [KecalekTimestamp.Style.seconds, .fractional, .fractionalZulu, .millisecondsWithOffset] {
         let formatted = KecalekTimestamp(microseconds: micros, style: style)
         let parsed = try #require(KecalekTimestamp(formatted.text))
-        let expected = style == .seconds ? micros / 1_000_000 * 1_000_000 : style == .millisecondsWithOffset ? micros / 1000 * 1000 : micros
+        let expected =
+            style == .seconds
+            ? micros / 1_000_000 * 1_000_000 : style == .millisecondsWithOffset ? micros / 1000 * 1000 : micros
         #expect(parsed.microseconds == expected, "\(formatted.text)")
     }
     #expect(KecalekTimestamp(microseconds: micros, style: .seconds).text == "2026-02-15T22:15:45")
-    #expect(KecalekTimestamp(microseconds: micros, style: .millisecondsWithOffset).text == "2026-02-15T23:15:45.123+01:00")
+    #expect(
+        KecalekTimestamp(microseconds: micros, style: .millisecondsWithOffset).text == "2026-02-15T23:15:45.123+01:00")
 }

@@ -61,7 +61,10 @@ import TidingsSandbox
         #expect(await harness.clock.waitForSleepers(1))
         await harness.clock.advance(by: .seconds(1))
         await harness.recorder.wait { if case .refreshed = $0 { true } else { false } }
-        #expect(harness.recorder.contains { $0 == .refreshed(conversationID: "general", newMessageIDs: [missed.messageID], deletedMessageIDs: []) })
+        #expect(
+            harness.recorder.contains {
+                $0 == .refreshed(conversationID: "general", newMessageIDs: [missed.messageID], deletedMessageIDs: [])
+            })
         let log = await harness.takeLog()
         #expect(log.map(\.type) == ["get_messages", "get_deleted_since", "mark_read"])
         #expect(log.first?.since == "2026-02-15T22:00:00.020000")
@@ -75,7 +78,8 @@ import TidingsSandbox
         let target = try #require(first.messages.first?.messageID)
         await harness.server.react(conversation: conversation, messageID: target, userID: "bob", emoji: "🔥")
         await harness.recorder.wait { if case .reactionsChanged = $0 { true } else { false } }
-        #expect(try harness.cache.message(conversationID: conversation, messageID: target)?.reactions.map(\.emoji) == ["🔥"])
+        #expect(
+            try harness.cache.message(conversationID: conversation, messageID: target)?.reactions.map(\.emoji) == ["🔥"])
 
         let before = try harness.cache.newestMessages(conversationID: conversation, limit: 100).map(\.messageID)
         await harness.server.inject(.dropConnection, on: "get_deleted_since")

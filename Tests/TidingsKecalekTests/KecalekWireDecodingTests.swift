@@ -59,12 +59,14 @@ import Testing
                         readAt: KecalekTimestamp("2026-02-15T22:18:00"))),
                 .notification(
                     .messageReacted(
-                        conversationID: "conv-uuid", messageID: "m-1", change: .replace([.init(userID: "bob", emoji: "❤️")]))),
+                        conversationID: "conv-uuid", messageID: "m-1",
+                        change: .replace([.init(userID: "bob", emoji: "❤️")]))),
                 .notification(.messagePinned(conversationID: "conv-uuid", messageID: "m-1", pinned: true)),
                 .notification(.messagePinned(conversationID: "conv-uuid", messageID: "5", pinned: false)),
                 .notification(.messageDeleted(conversationID: "conv-uuid", messageIDs: ["m-1"])),
                 .notification(.unknown(type: "user_typing")),
-                .response(KecalekResponse(type: "get_messages", requestID: "r-9", status: "error", error: "rate limited")),
+                .response(
+                    KecalekResponse(type: "get_messages", requestID: "r-9", status: "error", error: "rate limited")),
             ])
     }
 
@@ -76,7 +78,11 @@ import Testing
             try KecalekInbound(frame: Data(#"{"type":"new_message","data":{}}"#.utf8))
         }
         #expect(throws: KecalekError.malformedMessage) {
-            try KecalekWireMessage(json: ["message_id": "1", "sender_id": "b", "created_at": "2026-02-15T22:15:45", "encrypted_payload": "%%%"], conversationID: "c")
+            try KecalekWireMessage(
+                json: [
+                    "message_id": "1", "sender_id": "b", "created_at": "2026-02-15T22:15:45",
+                    "encrypted_payload": "%%%",
+                ], conversationID: "c")
         }
     }
 

@@ -63,7 +63,10 @@ extension KecalekClient {
         while true {
             let (outcome, record) = await request(
                 "get_messages",
-                ["conversation_id": .string(conversationID), "limit": .int(Int64(pageSize)), "offset": .int(Int64(offset))],
+                [
+                    "conversation_id": .string(conversationID), "limit": .int(Int64(pageSize)),
+                    "offset": .int(Int64(offset)),
+                ],
                 items: { $0.data["messages"]?.arrayValue?.count ?? 0 })
             result.traffic.requests.append(record)
             guard case .success(let response) = outcome else {
@@ -261,7 +264,8 @@ extension KecalekClient {
                     message = try open(wire)
                 } catch {
                     page.issues.append(
-                        KecalekMessageIssue(messageID: wire.messageID, conversationID: conversationID, error: asKecalek(error)))
+                        KecalekMessageIssue(
+                            messageID: wire.messageID, conversationID: conversationID, error: asKecalek(error)))
                     continue
                 }
                 if try writer.upsert(message) { page.newIDs.append(message.messageID) }

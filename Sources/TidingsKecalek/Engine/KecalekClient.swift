@@ -285,7 +285,8 @@ public actor KecalekClient {
             record.bytesReceived = received
             guard response.isOK else {
                 let error = KecalekError(
-                    .server, operation: type, detail: "status \(response.status)\(response.error.map { ": \($0)" } ?? "")")
+                    .server, operation: type,
+                    detail: "status \(response.status)\(response.error.map { ": \($0)" } ?? "")")
                 record.failure = error
                 return (.failure(error), record)
             }
@@ -327,7 +328,8 @@ public actor KecalekClient {
         log.warning("\(request.type) timed out after \(configuration.requestTimeout)")
         request.continuation.resume(
             returning: .failure(
-                KecalekError(.timeout, operation: request.type, detail: "no answer in \(configuration.requestTimeout)")))
+                KecalekError(.timeout, operation: request.type, detail: "no answer in \(configuration.requestTimeout)"))
+        )
     }
 
     private func waitForConnection(operation: String) async throws(KecalekError) {

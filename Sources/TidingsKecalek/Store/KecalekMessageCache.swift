@@ -105,7 +105,8 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
         lock.withLock {
             conversationsByID.filter { !$0.value.isEmpty }.map {
                 KecalekCachedConversation(
-                    conversationID: $0.key, messageCount: $0.value.count, newest: $0.value.values.map(\.createdAt).max())
+                    conversationID: $0.key, messageCount: $0.value.count, newest: $0.value.values.map(\.createdAt).max()
+                )
             }
         }.sorted { $0.conversationID < $1.conversationID }
     }

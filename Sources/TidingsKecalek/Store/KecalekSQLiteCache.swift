@@ -90,13 +90,16 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
 
     public func messageCount(conversationID: String) throws -> Int {
         try database.read { db in
-            try db.fetchOne(Int.self, "SELECT count(*) FROM kecalek_messages WHERE conversation_id = ?", [conversationID])
+            try db.fetchOne(
+                Int.self, "SELECT count(*) FROM kecalek_messages WHERE conversation_id = ?", [conversationID])
                 ?? 0
         }
     }
 
     public func message(conversationID: String, messageID: String) throws -> KecalekMessage? {
-        try database.read { db in try Writer(db: db, cipher: cipher).message(conversationID: conversationID, messageID: messageID) }
+        try database.read { db in
+            try Writer(db: db, cipher: cipher).message(conversationID: conversationID, messageID: messageID)
+        }
     }
 
     public func conversations() throws -> [KecalekCachedConversation] {
@@ -127,7 +130,8 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
         let micros: Int64 = try row[usIndex]
         let text: String = try row[textIndex]
         let parsed = KecalekTimestamp(text)
-        return parsed?.microseconds == micros ? parsed ?? KecalekTimestamp(microseconds: micros) : KecalekTimestamp(microseconds: micros)
+        return parsed?.microseconds == micros
+            ? parsed ?? KecalekTimestamp(microseconds: micros) : KecalekTimestamp(microseconds: micros)
     }
 
     static func decode(_ row: Row, conversationID: String, cipher: ValueCipher) throws -> KecalekMessage {
@@ -194,7 +198,9 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
 
         mutating func string() throws -> String { String(decoding: try slice(), as: UTF8.self) }
 
-        static var truncated: KecalekError { KecalekError(.cache, operation: "cache.read", detail: "truncated row body") }
+        static var truncated: KecalekError {
+            KecalekError(.cache, operation: "cache.read", detail: "truncated row body")
+        }
     }
 
     private struct Writer: KecalekCacheWriter {

@@ -212,7 +212,8 @@ public enum KecalekInbound: Sendable, Hashable {
                 pinned: type == "message_pinned")
         case "new_message":
             let object = body["message"] ?? body
-            return .newMessage(try KecalekWireMessage(json: object, conversationID: body["conversation_id"]?.identifierValue))
+            return .newMessage(
+                try KecalekWireMessage(json: object, conversationID: body["conversation_id"]?.identifierValue))
         case "message_deleted":
             return .messageDeleted(conversationID: try required("conversation_id"), messageIDs: ids())
         default:

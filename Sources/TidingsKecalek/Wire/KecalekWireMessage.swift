@@ -112,7 +112,8 @@ public struct KecalekWireMessage: Sendable, Hashable {
             throw KecalekError(.malformedMessage, operation: messageID, detail: "missing or unreadable created_at")
         }
         guard let blob = json["encrypted_payload"]?.stringValue, let payload = Self.decodeBase64(blob) else {
-            throw KecalekError(.malformedMessage, operation: messageID, detail: "missing or non-base64 encrypted_payload")
+            throw KecalekError(
+                .malformedMessage, operation: messageID, detail: "missing or non-base64 encrypted_payload")
         }
         self.init(
             messageID: messageID, conversationID: conversationID, senderID: senderID, createdAt: createdAt,

@@ -17,7 +17,10 @@ extension KecalekSandboxServer {
                 [
                     "conversations": .array(
                         list.map { id in
-                            ["conversation_id": .string(id), "members": .array((members(of: id) ?? []).map(KecalekJSON.string))]
+                            [
+                                "conversation_id": .string(id),
+                                "members": .array((members(of: id) ?? []).map(KecalekJSON.string)),
+                            ]
                         })
                 ])
         }

@@ -120,7 +120,9 @@ public actor KecalekSandboxServer {
     /// - Parameters:
     ///   - clock: Runs the delays of injected faults.
     ///   - start: The virtual wall time of the first message.
-    public init(clock: any Clock<Duration>, start: KecalekTimestamp = KecalekTimestamp(microseconds: 1_771_192_800_000_000)) {
+    public init(
+        clock: any Clock<Duration>, start: KecalekTimestamp = KecalekTimestamp(microseconds: 1_771_192_800_000_000)
+    ) {
         self.clock = clock
         self.wallClock = start.microseconds
         let keys = KeyStore()
@@ -132,7 +134,9 @@ public actor KecalekSandboxServer {
 
     /// Creates (or replaces) a conversation and returns its key.
     @discardableResult
-    public func createConversation(_ conversationID: String, members: [String], key: SymmetricKey? = nil) -> SymmetricKey {
+    public func createConversation(_ conversationID: String, members: [String], key: SymmetricKey? = nil)
+        -> SymmetricKey
+    {
         let key = key ?? SymmetricKey.random()
         keys.set(key, for: conversationID)
         conversations[conversationID] = Conversation(members: members)
@@ -258,7 +262,9 @@ public actor KecalekSandboxServer {
         guard conversations[conversationID]?.messages[index].wire.reactions.contains(reaction) == false else { return }
         conversations[conversationID]?.messages[index].wire.reactions.append(reaction)
         let reactions = conversations[conversationID]?.messages[index].wire.reactions ?? []
-        notify(conversationID, .messageReacted(conversationID: conversationID, messageID: messageID, change: .replace(reactions)))
+        notify(
+            conversationID,
+            .messageReacted(conversationID: conversationID, messageID: messageID, change: .replace(reactions)))
     }
 
     /// Pins or unpins a message and notifies with `message_pinned` / `message_unpinned`.
@@ -359,7 +365,9 @@ public actor KecalekSandboxServer {
         do {
             request = try KecalekRequest(frame: frame)
         } catch {
-            deliver(KecalekJSON.object(["type": "error", "status": "bad_request", "error": "malformed frame"]).encoded(), to: session)
+            deliver(
+                KecalekJSON.object(["type": "error", "status": "bad_request", "error": "malformed frame"]).encoded(),
+                to: session)
             return
         }
         requestLog.append(LoggedRequest(userID: session.userID, request: request, bytes: frame.count))

@@ -134,8 +134,9 @@ private func runKecalekSync(
     }
     for conversation in conversations {
         let page = await client.messages(conversation: conversation, limit: limit)
-        print("\(conversation): \(describe(page.source)) — \(page.messages.count) shown, \(page.newMessageIDs.count) new, "
-            + "\(page.deletedMessageIDs.count) deleted, \(page.markedRead.count) marked read")
+        print(
+            "\(conversation): \(describe(page.source)) — \(page.messages.count) shown, \(page.newMessageIDs.count) new, "
+                + "\(page.deletedMessageIDs.count) deleted, \(page.markedRead.count) marked read")
         for request in page.traffic.requests { print("  \(request)") }
         for issue in page.issues { print("  skipped: \(issue)") }
         print("  wire: ↑\(page.traffic.bytesSent) B ↓\(page.traffic.bytesReceived) B")
@@ -149,7 +150,9 @@ private func runKecalekSync(
     for summary in after {
         let old = before.first { $0.conversationID == summary.conversationID }?.messageCount ?? 0
         let delta = summary.messageCount - old
-        print("  \(summary.conversationID): \(summary.messageCount) messages (\(delta >= 0 ? "+" : "")\(delta)), newest \(summary.newest?.text ?? "-")")
+        print(
+            "  \(summary.conversationID): \(summary.messageCount) messages (\(delta >= 0 ? "+" : "")\(delta)), newest \(summary.newest?.text ?? "-")"
+        )
     }
 }
 
@@ -184,7 +187,9 @@ private func symmetricKey(hex: String) -> SymmetricKey? {
     guard digits.count == 64 else { return nil }
     var bytes: [UInt8] = []
     for index in stride(from: 0, to: 64, by: 2) {
-        guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
+        guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else {
+            return nil
+        }
         bytes.append(byte)
     }
     return try? SymmetricKey(bytes: bytes)

@@ -168,4 +168,17 @@ import TidingsSandbox
         #expect(await eventually { await harness.client.connectionState == .connected })
         await harness.client.close()
     }
+
+    @Test func concurrentConnectsShareOneConnection() async throws {
+        let harness = try await KecalekHarness(seeded: 1, reconnects: false)
+        await harness.server.dropAllConnections()
+        #expect(await eventually { await harness.client.connectionState == .disconnected })
+        async let first: Void = harness.client.connect()
+        async let second: Void = harness.client.connect()
+        _ = try await (first, second)
+        #expect(await harness.server.connectionsAccepted == 2)
+        #expect(await harness.server.openConnectionCount == 1)
+        await harness.client.close()
+        #expect(await eventually { await harness.server.openConnectionCount == 0 })
+    }
 }

@@ -108,4 +108,36 @@ import Testing
         #expect(text == #"{"a":[1,2.5,true,null],"b":"line\n\"quote\"\u0001"}"#)
         #expect(try KecalekJSON.parse(value.encoded()) == value)
     }
+
+    @Test func truncatedAndMutatedFramesNeverTrap() throws {
+        // A deterministic generator, so a failure reproduces.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return state
+        }
+        var decoded = 0
+        for frame in try frames() {
+            for cut in stride(from: 0, through: frame.count, by: max(1, frame.count / 40)) {
+                if (try? KecalekInbound(frame: frame.prefix(cut))) != nil { decoded += 1 }
+            }
+            for _ in 0..<200 {
+                var mutated = Array(frame)
+                for _ in 0..<(1 + Int(next() % 4)) {
+                    mutated[Int(next() % UInt64(mutated.count))] = UInt8(truncatingIfNeeded: next())
+                }
+                if case .response(let response)? = try? KecalekInbound(frame: Data(mutated)) {
+                    for element in response.data["messages"]?.arrayValue ?? [] {
+                        _ = try? KecalekWireMessage(json: element, conversationID: "c")
+                    }
+                    decoded += 1
+                }
+                _ = KecalekTimestamp(String(decoding: mutated.prefix(32), as: UTF8.self))
+            }
+        }
+        // Whole frames still decode; the rest failed with typed errors instead of trapping.
+        #expect(decoded >= 12)
+    }
 }

@@ -89,6 +89,7 @@ public actor KecalekClient {
     private var hasConnected = false
     private var closed = false
     private var reconnectTask: Task<Void, Never>?
+    private var connectAttempt: Task<Void, any Error>?
     private var pending: [String: PendingRequest] = [:]
     private var waiters: [UUID: CheckedContinuation<Bool, Never>] = [:]
 
@@ -140,7 +141,17 @@ public actor KecalekClient {
     /// - Throws: ``KecalekError/closed`` after ``close()``; the transport's error when it cannot connect.
     public func connect() async throws {
         if closed { throw KecalekError.closed }
-        if connectionState == .connected { return }
+        if connectionState == .connected, channel != nil { return }
+        // One attempt at a time: a manual connect during a reconnect joins it instead of opening a
+        // second connection.
+        if let attempt = connectAttempt { return try await attempt.value }
+        let attempt = Task { try await self.openConnection() }
+        connectAttempt = attempt
+        defer { connectAttempt = nil }
+        try await attempt.value
+    }
+
+    private func openConnection() async throws {
         setState(.connecting)
         let opened: KecalekChannel
         do {

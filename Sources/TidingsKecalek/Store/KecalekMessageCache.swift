@@ -70,6 +70,7 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
     /// Makes the next ``write(_:)`` fail after its body ran, as a full disk would (tests).
     public func failNextWriteForTesting() { lock.withLock { failNextWrite = true } }
 
+    /// Runs `body` in one transaction; see ``KecalekMessageCache/write(_:)``.
     public func write<T>(_ body: (any KecalekCacheWriter) throws -> T) throws -> T {
         try lock.withLock {
             let writer = Writer(conversationsByID)
@@ -83,24 +84,29 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
         }
     }
 
+    /// The newest `limit` non-control messages, oldest first.
     public func newestMessages(conversationID: String, limit: Int) throws -> [KecalekMessage] {
         let rows = lock.withLock { conversationsByID[conversationID].map { Array($0.values) } ?? [] }
         let sorted = rows.filter { !$0.isControl }.sorted(by: Self.order)
         return Array(sorted.suffix(max(0, limit)))
     }
 
+    /// The newest `created_at`, control messages included.
     public func newestTimestamp(conversationID: String) throws -> KecalekTimestamp? {
         lock.withLock { conversationsByID[conversationID]?.values.map(\.createdAt).max() }
     }
 
+    /// The number of cached rows of the conversation.
     public func messageCount(conversationID: String) throws -> Int {
         lock.withLock { conversationsByID[conversationID]?.count ?? 0 }
     }
 
+    /// One cached message, or nil.
     public func message(conversationID: String, messageID: String) throws -> KecalekMessage? {
         lock.withLock { conversationsByID[conversationID]?[messageID] }
     }
 
+    /// Every cached conversation, by ID.
     public func conversations() throws -> [KecalekCachedConversation] {
         lock.withLock {
             conversationsByID.filter { !$0.value.isEmpty }.map {

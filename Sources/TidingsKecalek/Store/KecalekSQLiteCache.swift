@@ -58,10 +58,12 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
             path: path, schema: Self.schema, configuration: .init(logger: logger, cipher: cipher))
     }
 
+    /// Runs `body` in one transaction; see ``KecalekMessageCache/write(_:)``.
     public func write<T>(_ body: (any KecalekCacheWriter) throws -> T) throws -> T {
         try database.write { db in try body(Writer(db: db, cipher: cipher)) }
     }
 
+    /// The newest `limit` non-control messages, oldest first.
     public func newestMessages(conversationID: String, limit: Int) throws -> [KecalekMessage] {
         try database.read { db in
             var rows: [KecalekMessage] = []
@@ -79,6 +81,7 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
         }
     }
 
+    /// The newest `created_at`, control messages included.
     public func newestTimestamp(conversationID: String) throws -> KecalekTimestamp? {
         try database.read { db in
             try db.fetchOne(
@@ -88,6 +91,7 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
         }
     }
 
+    /// The number of cached rows of the conversation.
     public func messageCount(conversationID: String) throws -> Int {
         try database.read { db in
             try db.fetchOne(
@@ -96,12 +100,14 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
         }
     }
 
+    /// One cached message, or nil.
     public func message(conversationID: String, messageID: String) throws -> KecalekMessage? {
         try database.read { db in
             try Writer(db: db, cipher: cipher).message(conversationID: conversationID, messageID: messageID)
         }
     }
 
+    /// Every cached conversation, by ID.
     public func conversations() throws -> [KecalekCachedConversation] {
         try database.read { db in
             try db.fetchAll(

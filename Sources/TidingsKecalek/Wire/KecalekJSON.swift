@@ -5,12 +5,19 @@ import Foundation
 /// Wire decoding goes through this type so that one odd field (a number where a string was
 /// expected, a missing key) is handled per field instead of failing the whole frame.
 public enum KecalekJSON: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number without fraction or exponent that fits 64 bits.
     case int(Int64)
+    /// Any other number.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([KecalekJSON])
+    /// An object; member order is not kept.
     case object([String: KecalekJSON])
 
     /// The member `key` of an object, or nil for a missing key or a non-object.

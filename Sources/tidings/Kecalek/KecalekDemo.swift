@@ -12,7 +12,7 @@ let kecalekDemoPart = DemoPart(name: "kecalek", title: "Kecalek: incremental syn
     defer { endpoint.stop() }
     let cache = try KecalekSQLiteCache(path: ":memory:", key: SymmetricKey.random())
     let client = KecalekClient(
-        configuration: .init(userID: "alice", initialReconnectDelay: .milliseconds(20)),
+        configuration: .init(userID: "alice", initialReconnectDelay: .milliseconds(100)),
         transport: KecalekWebSocketTransport(
             url: endpoint.url, token: sandbox.token(for: "alice"), configuration: .init(pingInterval: nil)),
         cache: cache, decryptor: sandbox.cipher, clock: ContinuousClock())
@@ -37,7 +37,7 @@ let kecalekDemoPart = DemoPart(name: "kecalek", title: "Kecalek: incremental syn
     try await sandbox.post(conversation: "general", from: "bob", text: "Jste tu ještě?")
     try await sandbox.post(conversation: "general", from: "carol", text: "Jo, za chvíli.")
     let relaunched = KecalekClient(
-        configuration: .init(userID: "alice", initialReconnectDelay: .milliseconds(20)),
+        configuration: .init(userID: "alice", initialReconnectDelay: .milliseconds(100)),
         transport: KecalekWebSocketTransport(
             url: endpoint.url, token: sandbox.token(for: "alice"), configuration: .init(pingInterval: nil)),
         cache: cache, decryptor: sandbox.cipher, clock: ContinuousClock())

@@ -261,4 +261,3 @@ import Testing
         }
     }
 }
-

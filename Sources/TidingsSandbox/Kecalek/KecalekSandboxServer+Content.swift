@@ -36,9 +36,8 @@ extension KecalekSandboxServer {
         throws
     {
         guard conversations[conversationID] != nil, !senders.isEmpty else { throw KecalekError.missingKey }
-        let filler = String(repeating: "Ahoj, jak se máš? ", count: textLength / 18 + 1).prefix(textLength)
         for index in 0..<count {
-            let payload: KecalekJSON = ["text": .string("#\(index) \(filler)")]
+            let payload: KecalekJSON = ["text": .string(Self.sampleText(index, length: textLength))]
             let sealed = try cipher.seal(payload.encoded(), conversationID: conversationID)
             nextMessageNumber += 1
             wallClock += 1000
@@ -136,5 +135,22 @@ extension KecalekSandboxServer {
 
     func index(of messageID: String, in conversationID: String) -> Int? {
         conversations[conversationID]?.messages.firstIndex { $0.wire.messageID == messageID }
+    }
+
+    /// Phrases the seeded messages are made of.
+    static let samplePhrases = [
+        "Ahoj, jak se máš?", "Dneska to nestihnu, promiň.", "Kdo má podklady k poradě?", "Posílám fotky z výletu.",
+        "V pátek jdeme na pivo?", "Díky, to pomohlo!", "Můžeš mi zavolat?", "Schůzka se přesouvá na zítra.",
+    ]
+
+    /// Message `index` of a seeded conversation: `#index` and phrases, about `length` characters.
+    static func sampleText(_ index: Int, length: Int) -> String {
+        var text = "#\(index)"
+        var phrase = index
+        while text.count < length {
+            text += " " + samplePhrases[phrase % samplePhrases.count]
+            phrase += 1
+        }
+        return String(text.prefix(max(length, 1)))
     }
 }

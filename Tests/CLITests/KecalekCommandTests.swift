@@ -24,7 +24,8 @@ import Testing
         let show = try ToolRun.run(["kecalek", "show", "--store", store, "--conversation", "random", "--limit", "1"])
         #expect(show.status == 0)
         #expect(show.standardOutput.contains("random: 20 cached, newest 2026-02-15T22:00:00.150000\n"))
-        #expect(show.standardOutput.contains("  2026-02-15T22:00:00.150000  alice: #29 Díky, to pomohlo! Můžeš mi zavolat?"))
+        let newest = "  2026-02-15T22:00:00.150000  alice: #29 Díky, to pomohlo! Můžeš mi zavolat?"
+        #expect(show.standardOutput.contains(newest))
         #expect(show.standardOutput.split(separator: "\n").count == 3)
         #expect(show.standardError.isEmpty)
         // The file is encrypted at rest: the message text is nowhere in it.

@@ -28,6 +28,18 @@ extension KecalekClient {
         let limit = max(1, limit)
         let offset = max(0, offset)
         if offset == 0, !openConversations.contains(conversationID) { openConversations.append(conversationID) }
+        // Callers asking for the same page while it is being fetched share that fetch: one set of
+        // requests, one `mark_read`.
+        let key = SharedSyncKey(conversationID: conversationID, limit: limit, offset: offset)
+        if let running = sharedSyncs[key] { return await running.value }
+        let task = Task { await self.trackedSync(conversationID, limit: limit, offset: offset) }
+        sharedSyncs[key] = task
+        let page = await task.value
+        sharedSyncs[key] = nil
+        return page
+    }
+
+    private func trackedSync(_ conversationID: String, limit: Int, offset: Int) async -> KecalekMessagePage {
         syncsInFlight[conversationID, default: 0] += 1
         let page = await sync(conversationID, limit: limit, offset: offset)
         syncsInFlight[conversationID, default: 1] -= 1
@@ -291,6 +303,13 @@ extension KecalekClient {
         copy.encryptedPayload = Data()
         return copy
     }
+}
+
+/// Identifies a page fetch that concurrent callers can share.
+struct SharedSyncKey: Hashable {
+    let conversationID: String
+    let limit: Int
+    let offset: Int
 }
 
 /// The outcome of ``KecalekClient/fetchAll(conversation:pageSize:)``.

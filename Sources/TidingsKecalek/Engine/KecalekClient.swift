@@ -97,6 +97,8 @@ public actor KecalekClient {
     var openConversations: [String] = []
     /// Conversations whose cache is current on connection `generation`: new messages may be stored directly.
     var syncedOnGeneration: [String: Int] = [:]
+    /// Page fetches running now, shared by callers asking for the same page.
+    var sharedSyncs: [SharedSyncKey: Task<KecalekMessagePage, Never>] = [:]
     /// Syncs running per conversation.
     var syncsInFlight: [String: Int] = [:]
     /// `new_message` notifications that arrived while a sync of their conversation ran.

@@ -159,7 +159,8 @@ public actor KecalekClient {
         do {
             opened = try await transport.connect()
         } catch {
-            if channel == nil { setState(.disconnected) }
+            // While the reconnect loop runs the client stays `connecting`, so waiting requests keep waiting.
+            if channel == nil, reconnectTask == nil { setState(.disconnected) }
             throw error
         }
         if closed {
@@ -252,7 +253,6 @@ public actor KecalekClient {
             return true
         } catch {
             if closed { return true }
-            setState(.connecting)
             log.info("reconnect failed: \(type(of: error))")
             return false
         }

@@ -41,6 +41,8 @@ import Testing
             "kecalek", "sync", "--server", "http://x", "--key", String(repeating: "ab", count: 32),
         ])
         #expect(badURL.status == 64)
+        // A usage error creates no cache file.
+        #expect(!FileManager.default.fileExists(atPath: "kecalek-cache.sqlite"))
         let missing = try ToolRun.run(["kecalek", "show", "--store", "/nonexistent/kecalek.sqlite"])
         #expect(missing.status == 1)
     }

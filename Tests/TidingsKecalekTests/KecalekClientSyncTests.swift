@@ -181,4 +181,18 @@ import TidingsSandbox
         await harness.client.close()
         #expect(await eventually { await harness.server.openConnectionCount == 0 })
     }
+
+    @Test func concurrentOpensOfOnePageShareOneFetch() async throws {
+        let harness = try await KecalekHarness(seeded: 10)
+        async let first = harness.client.messages(conversation: KecalekHarness.conversation)
+        async let second = harness.client.messages(conversation: KecalekHarness.conversation)
+        let (a, b) = await (first, second)
+        #expect(a.messages.map(\.messageID) == b.messages.map(\.messageID))
+        #expect(await harness.takeLog().map(\.type) == ["get_messages", "mark_read"])
+        // A different page is its own fetch.
+        async let newest = harness.client.messages(conversation: KecalekHarness.conversation, limit: 5)
+        async let older = harness.client.messages(conversation: KecalekHarness.conversation, limit: 5, offset: 5)
+        _ = await (newest, older)
+        #expect(await harness.takeLog().filter { $0.type == "get_messages" }.count == 2)
+    }
 }

@@ -59,6 +59,7 @@ extension KecalekClient {
                     try writer.delete(conversationID: conversationID, messageIDs: messageIDs)
                 }
                 forgetReceipts(messageIDs, conversationID: conversationID)
+                bufferedNewMessages[conversationID]?.removeAll { messageIDs.contains($0.messageID) }
                 if !removed.isEmpty { emit(.messagesDeleted(conversationID: conversationID, messageIDs: removed)) }
             } catch {
                 log.error("could not apply deletion: \(error)")

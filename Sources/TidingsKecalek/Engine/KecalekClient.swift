@@ -97,6 +97,8 @@ public actor KecalekClient {
     var openConversations: [String] = []
     /// Conversations whose cache is current on connection `generation`: new messages may be stored directly.
     var syncedOnGeneration: [String: Int] = [:]
+    /// Page fetches running now, shared by callers asking for the same page.
+    var sharedSyncs: [SharedSyncKey: Task<KecalekMessagePage, Never>] = [:]
     /// Syncs running per conversation.
     var syncsInFlight: [String: Int] = [:]
     /// `new_message` notifications that arrived while a sync of their conversation ran.
@@ -157,7 +159,8 @@ public actor KecalekClient {
         do {
             opened = try await transport.connect()
         } catch {
-            if channel == nil { setState(.disconnected) }
+            // While the reconnect loop runs the client stays `connecting`, so waiting requests keep waiting.
+            if channel == nil, reconnectTask == nil { setState(.disconnected) }
             throw error
         }
         if closed {
@@ -250,7 +253,6 @@ public actor KecalekClient {
             return true
         } catch {
             if closed { return true }
-            setState(.connecting)
             log.info("reconnect failed: \(type(of: error))")
             return false
         }

@@ -217,20 +217,27 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
             let key = KecalekSQLiteCache.rowKey(message.conversationID, message.messageID)
             let sealed = try cipher.seal(
                 KecalekSQLiteCache.encodeBody(message), table: KecalekSQLiteCache.table, column: "body", rowID: key)
-            let existed =
-                try db.fetchOne(
-                    Int.self, "SELECT 1 FROM kecalek_messages WHERE conversation_id = ? AND message_id = ?",
-                    [message.conversationID, message.messageID]) != nil
+            // Insert when absent (the common case of a fetch), update in place otherwise.
             try db.execute(
                 """
-                INSERT OR REPLACE INTO kecalek_messages(conversation_id, message_id, created_us, created_at, is_control, body)
+                INSERT OR IGNORE INTO kecalek_messages(conversation_id, message_id, created_us, created_at, is_control, body)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """,
                 [
                     message.conversationID, message.messageID, message.createdAt.microseconds, message.createdAt.text,
                     message.isControl ? 1 : 0, sealed,
                 ])
-            return !existed
+            if db.changes > 0 { return true }
+            try db.execute(
+                """
+                UPDATE kecalek_messages SET created_us = ?, created_at = ?, is_control = ?, body = ?
+                WHERE conversation_id = ? AND message_id = ?
+                """,
+                [
+                    message.createdAt.microseconds, message.createdAt.text, message.isControl ? 1 : 0, sealed,
+                    message.conversationID, message.messageID,
+                ])
+            return false
         }
 
         func delete(conversationID: String, messageIDs: [String]) throws -> [String] {

@@ -97,19 +97,24 @@ private func runKecalekSync(
     server: String?, token: String?, user: String, store: String, keyText: String?, limit: Int,
     conversations requested: [String], conversationKeys: [String: SymmetricKey]
 ) async throws {
+    // Every usage check comes before the cache file is created.
+    var serverURL: URL?
+    if let server {
+        guard let url = URL(string: server), ["ws", "wss"].contains(url.scheme ?? "") else {
+            throw UsageError(message: "--server must be a ws:// or wss:// URL.")
+        }
+        guard !requested.isEmpty else {
+            throw UsageError(message: "--server needs at least one --conversation.")
+        }
+        serverURL = url
+    }
     let cache = try KecalekSQLiteCache(path: store, key: try cacheKey(keyText, sandbox: server == nil))
     let before = try cache.conversations()
     let transport: any KecalekTransport
     let decryptor: any KecalekMessageDecryptor
     var conversations = requested
     var endpoint: KecalekSandboxWebSocketServer?
-    if let server {
-        guard let url = URL(string: server), ["ws", "wss"].contains(url.scheme ?? "") else {
-            throw UsageError(message: "--server must be a ws:// or wss:// URL.")
-        }
-        guard !conversations.isEmpty else {
-            throw UsageError(message: "--server needs at least one --conversation.")
-        }
+    if let url = serverURL {
         transport = KecalekWebSocketTransport(url: url, token: token)
         decryptor = KecalekAESGCMCipher(keys: conversationKeys)
         print("Kecalek sync with \(url.host ?? "server") as \(user)")

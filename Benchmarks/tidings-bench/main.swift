@@ -13,7 +13,10 @@ struct BenchSuite: Sendable {
     let run: @Sendable (BenchReporter) async throws -> Void
 }
 
-let suites: [BenchSuite] = []
+let suites: [BenchSuite] = [
+    storeSuite,
+    kecalekSuite,
+]
 
 let usage = """
     USAGE: tidings-bench <suite>...

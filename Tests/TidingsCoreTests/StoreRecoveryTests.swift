@@ -199,6 +199,45 @@ import Testing
         #expect(try counts(database) == ["settings": 1, "outbox": 50, "messages": 50])
     }
 
+    @Test func anEmptyExistingFileIsANewStoreNotARecovery() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        let database = try Database(path: path, schema: TestSchema.schema)
+        #expect(database.openReport.recovery == nil)
+        #expect(database.openReport.migratedTo == 1)
+    }
+
+    @Test(arguments: 0..<12) func randomDamageNeverCrashesAndLeavesAUsableStore(round: Int) throws {
+        var random = SplitMix64(seed: UInt64.random(in: 0...UInt64.max))
+        let seed = random.state
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try fill(path, rows: 400)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // A few random runs of random bytes, anywhere, the header included.
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            let start = Int.random(in: 0..<bytes.count, using: &random)
+            let length = min(Int.random(in: 1...512, using: &random), bytes.count - start)
+            for index in start..<start + length { bytes[index] = UInt8.random(in: 0...255, using: &random) }
+        }
+        if round % 3 == 0 { bytes.removeLast(Int.random(in: 0..<bytes.count, using: &random)) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let counted = try counts(database)
+        if let recovery = database.openReport.recovery {
+            for table in recovery.salvaged {
+                #expect(counted[table.table] == table.rowsCopied, "seed \(seed)")
+            }
+            #expect(counted["messages"] == 0, "seed \(seed)")
+        }
+        try database.write { try $0.execute("INSERT OR REPLACE INTO settings VALUES ('after', 'damage')") }
+        #expect(
+            try database.read { try $0.fetchOne(String.self, "SELECT value FROM settings WHERE key = 'after'") }
+                == "damage", "seed \(seed)")
+    }
+
     @Test func undeclaredTablesAreRefused() throws {
         let schema = DatabaseSchema(
             tables: [.durable("a")],

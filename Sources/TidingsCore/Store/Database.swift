@@ -23,6 +23,20 @@ import Foundation
 /// ```
 ///
 /// Files are created with mode 0600; SQLite gives its `-wal`, `-shm` and `-journal` files the same mode.
+///
+/// ## Recovery policy
+///
+/// - The file is **replaced** when SQLite says it is not a database or is corrupt, when `quick_check` fails,
+///   when its `user_version` is newer than the schema's, or when a migration step fails on its data but
+///   succeeds on an empty store (so replacing helps). The old file and its `-wal`/`-shm` are renamed to
+///   `<name>.corrupt-<yyyyMMddTHHmmssZ>`, never deleted.
+/// - A too-new file is always moved aside, then every durable table is copied into the fresh store, column by
+///   column where names match; ``RecoveryReport/keptAllDurableData`` says whether every row made it, so the
+///   app can tell the person when something stayed behind in the moved-aside file.
+/// - Durable tables are copied row by row from the old file (read-only), keeping every row read before damage
+///   stops a scan; rows the new schema refuses are counted. Disposable tables start empty.
+/// - The file is **not** touched on a wrong key, a lock held elsewhere (`busy`), I/O or disk-full errors, or a
+///   migration that fails even on an empty store (a bug in it): those throw.
 public final class Database: @unchecked Sendable {
     /// How a store is opened.
     public struct Configuration: Sendable {

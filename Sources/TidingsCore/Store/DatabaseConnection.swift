@@ -11,6 +11,9 @@ import CSQLite
 public final class DatabaseConnection {
     let handle: OpaquePointer
     private var cache: [String: Statement] = [:]
+    /// The statement used last: loops run one SQL text over and over, and comparing a string with itself is
+    /// cheaper than hashing it.
+    private var lastStatement: Statement?
     /// False inside `read { }`: statements that would write are refused before they run.
     var allowsWrites = true
     /// How many statements were prepared (compiled) so far; the cache keeps this from growing with use.
@@ -26,6 +29,7 @@ public final class DatabaseConnection {
 
     /// Finalizes every cached statement; must run before the handle is closed.
     func finalizeStatements() {
+        lastStatement = nil
         cache.removeAll()
     }
 
@@ -42,12 +46,52 @@ public final class DatabaseConnection {
     /// - Throws: ``StoreError`` from SQLite (`constraint`, `busy`, `full`…), `misuse` for a wrong argument
     ///   count or several statements, `readOnly` for a write inside `read { }`.
     public func execute(_ sql: String, _ arguments: StatementArguments = []) throws {
-        try withStatement(sql, arguments) { statement in
-            while true {
-                let code = sqlite3_step(statement.handle)
-                if code == SQLITE_DONE { return }
-                if code != SQLITE_ROW { throw StoreError.fromSQLite(code, connection: handle, sql: sql) }
-            }
+        try withStatement(sql, arguments, run)
+    }
+
+    /// Runs one SQL statement with `values` bound in order, building no array: the cheapest way to run the
+    /// same statement many times in a loop.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for message in page { try db.execute("INSERT INTO messages(id, body) VALUES (?, ?)", values: message.id, message.body) }
+    /// ```
+    ///
+    /// - Throws: as ``execute(_:_:)``.
+    @inlinable
+    public func execute<each Value: DatabaseValueConvertible>(_ sql: String, values: repeat each Value) throws {
+        // Inlinable so the caller's concrete types are bound directly: no array, no existential boxes.
+        try execute(
+            sql,
+            binding: { statement throws(StoreError) in
+                var count = 0
+                for _ in repeat (each Value).self { count += 1 }
+                guard count == statement.parameterCount else {
+                    throw StoreError.misuse(
+                        "\(count) arguments for \(statement.parameterCount) parameters", sql: statement.sql)
+                }
+                var index: Int32 = 0
+                func next() -> Int32 {
+                    index += 1
+                    return index
+                }
+                repeat try statement.bind((each values).databaseValue, at: next())
+            })
+    }
+
+    /// Runs `sql` after `binding` bound its parameters; not generic, so it is compiled once, here.
+    @usableFromInline
+    func execute(_ sql: String, binding: (Statement) throws(StoreError) -> Void) throws {
+        try withStatement(sql, binding, run)
+    }
+
+    @usableFromInline
+    func run(_ statement: Statement) throws {
+        while true {
+            let code = sqlite3_step(statement.handle)
+            if code == SQLITE_DONE { return }
+            if code != SQLITE_ROW { throw StoreError.fromSQLite(code, connection: handle, sql: statement.sql) }
         }
     }
 
@@ -185,13 +229,23 @@ public final class DatabaseConnection {
 
     // MARK: Statements
 
-    /// Prepares (or reuses) the statement for `sql`, binds `arguments`, runs `body`, then resets it.
     func withStatement<R>(
         _ sql: String, _ arguments: StatementArguments, _ body: (Statement) throws -> R
     ) throws -> R {
+        try withStatement(sql, { statement throws(StoreError) in try statement.bind(arguments) }, body)
+    }
+
+    /// Prepares (or reuses) the statement for `sql`, binds with `bind`, runs `body`, then resets it.
+    @usableFromInline
+    func withStatement<R>(
+        _ sql: String, _ bind: (Statement) throws(StoreError) -> Void, _ body: (Statement) throws -> R
+    ) throws -> R {
         let statement: Statement
-        if let cached = cache[sql], !cached.isInUse {
+        if let last = lastStatement, !last.isInUse, last.sql == sql {
+            statement = last
+        } else if let cached = cache[sql], !cached.isInUse {
             statement = cached
+            lastStatement = cached
         } else {
             statement = try Statement(connection: handle, sql: sql)
             preparedStatementCount += 1
@@ -199,6 +253,7 @@ public final class DatabaseConnection {
             if cache[sql] == nil {
                 if cache.count >= Self.cacheLimit { cache = cache.filter { $0.value.isInUse } }
                 cache[sql] = statement
+                lastStatement = statement
             }
         }
         guard allowsWrites || statement.isReadOnly else {
@@ -209,7 +264,7 @@ public final class DatabaseConnection {
             statement.reset()
             statement.isInUse = false
         }
-        try statement.bind(arguments)
+        try bind(statement)
         return try body(statement)
     }
 }

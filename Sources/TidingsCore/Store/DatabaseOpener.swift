@@ -122,13 +122,15 @@ struct DatabaseOpener {
             try runMigrations(db, from: found)
             return nil
         } catch {
-            let underlying = (error as? MigrationStepError)?.underlying ?? error
-            if let storeError = underlying as? StoreError, storeError == .notADatabase || storeError == .corrupt {
+            // Only a step that fails on its own terms can justify replacing the file. A lock held elsewhere, a
+            // full disk or an I/O error says nothing about the data: the file stays, the caller gets the error.
+            guard let stepError = error as? MigrationStepError else { throw error }
+            if let storeError = stepError.underlying as? StoreError, Self.isEnvironmental(storeError) {
                 throw storeError
             }
-            let failedVersion = failingVersion(error) ?? found + 1
-            logger.error("migration to version \(failedVersion) failed: \(error)")
-            if isInMemory || found == 0 { throw migrationError(error, version: failedVersion) }
+            let failure = migrationError(error, version: stepError.version)
+            logger.error(failure.message)
+            if isInMemory || found == 0 { throw failure }
             // Would the steps work on an empty store? If not, replacing the file would not help.
             do {
                 let probe = try Self.openHandle(":memory:", flags: SQLITE_OPEN_READWRITE)
@@ -139,7 +141,16 @@ struct DatabaseOpener {
             } catch {
                 throw migrationError(error, version: failingVersion(error) ?? 1)
             }
-            return .migrationFailed(version: failedVersion, message: "\(error)")
+            return .migrationFailed(version: stepError.version, message: failure.message)
+        }
+    }
+
+    /// Failures that come from the file's surroundings (locks, disk, permissions) or its damage, not from what
+    /// a migration asked for.
+    static func isEnvironmental(_ error: StoreError) -> Bool {
+        switch error.code {
+        case .busy, .io, .full, .cannotOpen, .readOnly, .notADatabase, .corrupt: true
+        default: false
         }
     }
 
@@ -261,20 +272,39 @@ struct DatabaseOpener {
             let quotedTable = "\"\(table.replacingOccurrences(of: "\"", with: "\"\""))\""
             let insert =
                 "INSERT OR REPLACE INTO \(quotedTable) (\(list)) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+            // WITHOUT ROWID tables have no rowid to follow; for them, count what the table gained instead.
+            let hasRowID = (try? target.execute("SELECT rowid FROM \(quotedTable) LIMIT 0")) != nil
             try target.execute("BEGIN IMMEDIATE")
+            let countBefore = try target.fetchOne(Int.self, "SELECT count(*) FROM \(quotedTable)") ?? 0
+            var insertedRowIDs = Set<Int64>()
+            var inserts = 0
             do {
                 try source.forEachRow("SELECT \(list) FROM \(quotedTable)") { row in
                     do {
                         try target.execute(insert, row.values)
-                        result.rowsCopied += 1
+                        inserts += 1
+                        if hasRowID { insertedRowIDs.insert(target.lastInsertRowID) }
                     } catch let error as StoreError where error == .constraint || error == .typeMismatch {
                         result.rowsRefused += 1
                     }
                 }
             } catch {
                 // Keep what was read before the damaged part; report where it stopped.
-                result.problem = "stopped after \(result.rowsCopied + result.rowsRefused) rows: \(error)"
+                result.problem = "stopped after \(inserts + result.rowsRefused) rows: \(error)"
             }
+            // A damaged file can repeat a key; REPLACE then removed the earlier copy. Count only the rows that
+            // are still there, and the replaced ones as refused.
+            if hasRowID {
+                var present = 0
+                try target.forEachRow("SELECT rowid FROM \(quotedTable)") { row in
+                    if insertedRowIDs.contains(try row[0]) { present += 1 }
+                }
+                result.rowsCopied = present
+            } else {
+                let countAfter = try target.fetchOne(Int.self, "SELECT count(*) FROM \(quotedTable)") ?? 0
+                result.rowsCopied = min(inserts, countAfter - countBefore)
+            }
+            result.rowsRefused += inserts - result.rowsCopied
             try target.execute("COMMIT")
         } catch {
             if target.isInTransaction { try? target.execute("ROLLBACK") }

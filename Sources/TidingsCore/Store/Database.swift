@@ -86,6 +86,8 @@ public final class Database: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     /// Set while a closure runs: the recursive lock lets its own thread in again, and this catches that.
     private var isAccessing = false
+    /// Set by ``close()``; later accesses throw instead of touching a closed handle.
+    private var isClosed = false
     private let connection: DatabaseConnection
 
     /// Opens (creating if needed) the store at `path`, migrating it to `schema`.
@@ -122,8 +124,37 @@ public final class Database: @unchecked Sendable {
     }
 
     deinit {
+        if !isClosed {
+            connection.finalizeStatements()
+            sqlite3_close_v2(connection.handle)
+        }
+    }
+
+    /// Closes the store now rather than when the last reference goes; later accesses throw
+    /// ``StoreError/misuse``. Closing twice does nothing.
+    ///
+    /// Closing the last connection checkpoints the WAL into the database file and removes the `-wal` file.
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosed, !isAccessing else { return }
+        isClosed = true
         connection.finalizeStatements()
         sqlite3_close_v2(connection.handle)
+    }
+
+    /// Deletes a closed store's files: the database and its `-wal`, `-shm` and `-journal` (e.g. when an
+    /// account is removed). Missing files are not an error.
+    ///
+    /// - Warning: Close every `Database` on `path` first; SQLite cannot protect a file deleted under it.
+    /// - Throws: ``StoreError/io`` naming the file that could not be removed.
+    public static func removeFiles(at path: String) throws {
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
+            guard FileManager.default.fileExists(atPath: file) else { continue }
+            do { try FileManager.default.removeItem(atPath: file) } catch {
+                throw StoreError(.io, message: "cannot remove \(file): \(error.localizedDescription)")
+            }
+        }
     }
 
     // MARK: Access
@@ -195,6 +226,7 @@ public final class Database: @unchecked Sendable {
         guard !isAccessing else {
             throw StoreError.misuse("re-entrant access: use the connection you already have")
         }
+        guard !isClosed else { throw StoreError.misuse("the store at \(path) is closed") }
         isAccessing = true
         defer { isAccessing = false }
         return try body(connection)

@@ -95,6 +95,46 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         try fill(path, rows: 3000)
+        try damageMessagesIndex(path)
+
+        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let recovery = try #require(database.openReport.recovery)
+        guard case .corrupt = recovery.reason else {
+            Issue.record("expected corrupt, got \(recovery.reason)")
+            return
+        }
+        #expect(recovery.keptAllDurableData)
+        #expect(recovery.salvaged.map(\.table) == ["settings", "outbox"])
+        #expect(try counts(database) == ["settings": 1, "outbox": 3000, "messages": 0])
+        let payload = try database.read {
+            try $0.fetchOne([UInt8].self, "SELECT payload FROM outbox WHERE id = 2999")
+        }
+        #expect(payload == [UInt8](repeating: UInt8(2999 % 256), count: 64))
+    }
+
+    @Test func withoutTheIntegrityCheckDamageSurfacesAsATypedErrorOnUse() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try fill(path, rows: 3000)
+        try damageMessagesIndex(path)
+        do {
+            let database = try Database(
+                path: path, schema: TestSchema.schema, configuration: .init(checksIntegrityOnOpen: false))
+            #expect(database.openReport.recovery == nil)
+            #expect(try database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM outbox") } == 3000)
+            // count(*) scans the smaller index, which is the damaged page.
+            #expect(throws: StoreError.corrupt) {
+                try database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM messages") }
+            }
+        }
+        // The next open with the check on replaces the file and keeps the durable rows.
+        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        #expect(database.openReport.recovery?.keptAllDurableData == true)
+        #expect(try counts(database) == ["settings": 1, "outbox": 3000, "messages": 0])
+    }
+
+    /// Overwrites the root page of the messages primary-key index: the table data stays intact.
+    private func damageMessagesIndex(_ path: String) throws {
         let (pageSize, rootPage) = try {
             let database = try Database(path: path, schema: TestSchema.schema)
             return try database.read { db in
@@ -110,20 +150,6 @@ import Testing
         try handle.seek(toOffset: UInt64(pageSize * (rootPage - 1)))
         handle.write(Data(repeating: 0xA5, count: pageSize))
         try handle.close()
-
-        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
-        let recovery = try #require(database.openReport.recovery)
-        guard case .corrupt = recovery.reason else {
-            Issue.record("expected corrupt, got \(recovery.reason)")
-            return
-        }
-        #expect(recovery.keptAllDurableData)
-        #expect(recovery.salvaged.map(\.table) == ["settings", "outbox"])
-        #expect(try counts(database) == ["settings": 1, "outbox": 3000, "messages": 0])
-        let payload = try database.read {
-            try $0.fetchOne([UInt8].self, "SELECT payload FROM outbox WHERE id = 2999")
-        }
-        #expect(payload == [UInt8](repeating: UInt8(2999 % 256), count: 64))
     }
 
     @Test func aFutureSchemaIsMovedAsideAndDurableTablesCopied() throws {

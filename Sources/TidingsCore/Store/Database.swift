@@ -48,13 +48,18 @@ public final class Database: @unchecked Sendable {
         public var logger: Logger
         /// The cipher for encrypted values; when set, opening checks the key (``StoreError/wrongKey``).
         public var cipher: ValueCipher?
+        /// Whether opening runs `PRAGMA quick_check` (on by default). It reads every page, so its cost grows
+        /// with the file; an app with a large store may turn it off for most launches. Damage SQLite meets
+        /// while opening is still recovered from either way.
+        public var checksIntegrityOnOpen: Bool
 
         /// A configuration with a 5-second busy timeout, the system's wall time and no logging.
         public init(
             busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = .disabled, cipher: ValueCipher? = nil
+            logger: Logger = .disabled, cipher: ValueCipher? = nil, checksIntegrityOnOpen: Bool = true
         ) {
             self.cipher = cipher
+            self.checksIntegrityOnOpen = checksIntegrityOnOpen
             self.busyTimeout = busyTimeout
             self.now = now
             self.logger = logger

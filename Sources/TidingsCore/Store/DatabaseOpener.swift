@@ -63,7 +63,7 @@ struct DatabaseOpener {
             try configure(handle)
             let db = DatabaseConnection(handle: handle)
             defer { db.finalizeStatements() }
-            if !isInMemory, let problem = try quickCheck(db) {
+            if !isInMemory, configuration.checksIntegrityOnOpen, let problem = try quickCheck(db) {
                 Self.close(handle)
                 return .replace(.corrupt(problem))
             }

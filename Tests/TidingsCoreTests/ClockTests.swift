@@ -131,7 +131,34 @@ actor EventLog {
         #expect(Duration.clampedSeconds(2.5) == .milliseconds(2500))
         #expect(Duration.clampedSeconds(-1) == .zero)
         #expect(Duration.clampedSeconds(.nan) == .zero)
-        #expect(Duration.clampedSeconds(.infinity) == .zero)
+        #expect(Duration.clampedSeconds(-.infinity) == .zero)
+        #expect(Duration.clampedSeconds(.infinity) == Duration.clampedSeconds(1e300))
         #expect(Duration.clampedSeconds(1e300) > .seconds(1e9))
+    }
+}
+
+@Suite struct ClockUnimplementedTests {
+    @Test func anySleepFailsWithTheRequestedDuration() async {
+        let clock = UnimplementedClock()
+        await #expect(throws: UnimplementedClock.UnexpectedSleep(requested: .seconds(3))) {
+            try await clock.sleep(for: .seconds(3))
+        }
+        let timeline = Timeline(clock)
+        await #expect(throws: UnimplementedClock.UnexpectedSleep.self) { try await timeline.sleep(for: .seconds(1)) }
+        #expect(clock.sleepAttempts == 2)
+        #expect(clock.now.offset == .zero)
+    }
+
+    @Test func timelineMeasuresElapsedTimeOnAnyClock() async throws {
+        let clock = TestClock()
+        await clock.advance(by: .seconds(100))
+        let timeline = Timeline(clock)
+        #expect(timeline.elapsed == .zero)
+        let task = Task { try await timeline.sleep(until: .seconds(30)) }
+        #expect(await clock.waitForSleepers(1))
+        await clock.advance(by: .seconds(30))
+        try await task.value
+        #expect(timeline.elapsed == .seconds(30))
+        #expect(clock.now.offset == .seconds(130))
     }
 }

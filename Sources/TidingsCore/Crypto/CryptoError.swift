@@ -9,6 +9,9 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The ciphertext, tag, nonce, associated data or key do not match: the data was tampered
     /// with or the key is wrong. Nothing of the plaintext is returned.
     case authenticationFailure
+    /// An RSA ciphertext did not decrypt under this key with this padding (wrong key, wrong padding,
+    /// or not a ciphertext at all). Nothing of the plaintext is returned.
+    case decryptionFailure
     /// Key material could not be read (wrong length, not on the curve, not a PEM key of the right kind).
     case invalidKey(String)
     /// Input was malformed or too large for the operation (the text says which and why).
@@ -21,6 +24,7 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidKeySize(let count): "CryptoError.invalidKeySize(\(count) bytes)"
         case .invalidNonceSize(let count): "CryptoError.invalidNonceSize(\(count) bytes)"
         case .authenticationFailure: "CryptoError.authenticationFailure"
+        case .decryptionFailure: "CryptoError.decryptionFailure"
         case .invalidKey(let reason): "CryptoError.invalidKey(\(reason))"
         case .invalidInput(let reason): "CryptoError.invalidInput(\(reason))"
         case .backend(let call): "CryptoError.backend(\(call))"

@@ -32,6 +32,17 @@ public struct ServerID: Sendable, Hashable, Comparable, Codable, CustomStringCon
         return left.lexicographicallyPrecedes(right)
     }
 
+    /// Equal when the UTF-8 bytes are equal. String's own `==` treats canonically equivalent
+    /// spellings ("é" and "e" + U+0301) as equal, which would break consistency with `<`.
+    public static func == (lhs: ServerID, rhs: ServerID) -> Bool {
+        lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in rawValue.utf8 { hasher.combine(byte) }
+        hasher.combine(rawValue.utf8.count)
+    }
+
     public var description: String { rawValue }
 
     /// Decodes a JSON string, or a JSON integer as its decimal spelling.

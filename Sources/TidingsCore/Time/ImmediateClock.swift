@@ -5,19 +5,8 @@ import Foundation
 /// It suits demos and previews that run a schedule (a day of polling) in a blink while still
 /// reporting believable times. Cancellation is honoured: a cancelled task's `sleep` throws.
 public final class ImmediateClock: Clock, @unchecked Sendable {
-    /// A point on an ``ImmediateClock``: the time slept away since the clock was made.
-    public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
-        /// Time since the clock's origin.
-        public var offset: Duration
-
-        /// The instant `offset` after the clock's origin.
-        public init(offset: Duration) { self.offset = offset }
-
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-        public var description: String { "ImmediateClock.Instant(\(offset))" }
-    }
+    /// A point on the clock: virtual time since the clock was made.
+    public typealias Instant = VirtualInstant
 
     private let lock = NSLock()
     private var currentInstant = Instant(offset: .zero)

@@ -18,19 +18,8 @@ import Foundation
 /// await clock.advance(by: .seconds(5))      // the task wakes here
 /// ```
 public final class TestClock: Clock, @unchecked Sendable {
-    /// A point on a ``TestClock``: the virtual time elapsed since the clock was made.
-    public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
-        /// Time since the clock's origin.
-        public var offset: Duration
-
-        /// The instant `offset` after the clock's origin.
-        public init(offset: Duration) { self.offset = offset }
-
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-        public var description: String { "TestClock.Instant(\(offset))" }
-    }
+    /// A point on the clock: virtual time since the clock was made.
+    public typealias Instant = VirtualInstant
 
     private enum SleeperState {
         case starting

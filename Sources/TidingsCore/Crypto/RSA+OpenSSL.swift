@@ -1,0 +1,152 @@
+#if !canImport(Security)
+    import COpenSSL
+
+    /// Owns one OpenSSL `EVP_PKEY`. Keys are immutable after creation and OpenSSL allows concurrent
+    /// use of one key from separate operation contexts, so sharing the handle across tasks is safe.
+    final class RSAKeyHandle: @unchecked Sendable {
+        let key: OpaquePointer
+
+        init(key: OpaquePointer) { self.key = key }
+
+        deinit { EVP_PKEY_free(key) }
+    }
+
+    enum RSABackend {
+        static func generate(bitCount: Int) throws(CryptoError) -> RSAKeyHandle {
+            guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
+                throw openSSLFailure("EVP_PKEY_CTX_new_from_name(RSA)")
+            }
+            defer { EVP_PKEY_CTX_free(context) }
+            var key: OpaquePointer?
+            guard EVP_PKEY_keygen_init(context) == 1,
+                EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bitCount)) == 1,
+                EVP_PKEY_generate(context, &key) == 1, let key
+            else { throw openSSLFailure("EVP_PKEY_generate(RSA)") }
+            return RSAKeyHandle(key: key)
+        }
+
+        static func bitCount(_ handle: RSAKeyHandle) -> Int { Int(EVP_PKEY_get_bits(handle.key)) }
+
+        static func checkSize(_ handle: RSAKeyHandle) throws(CryptoError) {
+            guard EVP_PKEY_get_base_id(handle.key) == NID_rsaEncryption else { throw .invalidKey("not an RSA key") }
+            let bits = bitCount(handle)
+            guard RSA.allowedBitCounts.contains(bits) else {
+                throw .invalidKey("RSA key of \(bits) bits; allowed 2048...4096")
+            }
+        }
+
+        /// Reads one key from PEM text with `read`, never prompting for a passphrase.
+        private static func importPEM(
+            _ pem: String, kind: String,
+            read: (_ bio: OpaquePointer) -> OpaquePointer?
+        ) throws(CryptoError) -> RSAKeyHandle {
+            let bytes = Array(pem.utf8)
+            guard !bytes.isEmpty, bytes.count < Int(Int32.max) else { throw .invalidKey("empty \(kind) PEM") }
+            let key: OpaquePointer? = bytes.withUnsafeBytes { buffer in
+                guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
+                defer { BIO_free(bio) }
+                return read(bio)
+            }
+            guard let key else {
+                _ = drainOpenSSLErrors()
+                throw .invalidKey("no readable unencrypted RSA \(kind) in PEM")
+            }
+            let handle = RSAKeyHandle(key: key)
+            guard EVP_PKEY_get_base_id(key) == NID_rsaEncryption else { throw .invalidKey("PEM holds a non-RSA key") }
+            return handle
+        }
+
+        static func importPrivate(pem: String) throws(CryptoError) -> RSAKeyHandle {
+            try importPEM(pem, kind: "private key") { bio in
+                // The callback refuses: an encrypted key fails instead of prompting on the terminal.
+                PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
+            }
+        }
+
+        static func importPublic(pem: String) throws(CryptoError) -> RSAKeyHandle {
+            try importPEM(pem, kind: "public key") { bio in
+                PEM_read_bio_PUBKEY(bio, nil, { _, _, _, _ in -1 }, nil)
+            }
+        }
+
+        private static func exportPEM(_ write: (_ bio: OpaquePointer) -> Int32) throws(CryptoError) -> String {
+            guard let bio = BIO_new(BIO_s_mem()) else { throw openSSLFailure("BIO_new") }
+            defer { BIO_free(bio) }
+            guard write(bio) == 1 else { throw openSSLFailure("PEM_write_bio") }
+            var data: UnsafeMutablePointer<CChar>?
+            let length = copenssl_bio_mem_data(bio, &data)
+            guard let data, length > 0 else { throw openSSLFailure("BIO_get_mem_data") }
+            return String(decoding: UnsafeRawBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+        }
+
+        static func exportPrivatePEM(_ handle: RSAKeyHandle) throws(CryptoError) -> String {
+            // PEM_write_bio_PrivateKey writes PKCS#8 ("BEGIN PRIVATE KEY"), unencrypted with a nil cipher.
+            try exportPEM { bio in PEM_write_bio_PrivateKey(bio, handle.key, nil, nil, 0, nil, nil) }
+        }
+
+        static func exportPublicPEM(_ handle: RSAKeyHandle) throws(CryptoError) -> String {
+            try exportPEM { bio in PEM_write_bio_PUBKEY(bio, handle.key) }
+        }
+
+        static func publicHandle(of handle: RSAKeyHandle) throws(CryptoError) -> RSAKeyHandle {
+            // Round-tripping through SubjectPublicKeyInfo drops the private parts for good.
+            try importPublic(pem: exportPublicPEM(handle))
+        }
+
+        /// Creates an operation context for `handle` configured for `padding`.
+        private static func context(
+            for handle: RSAKeyHandle, padding: RSA.Padding, initialise: (OpaquePointer) -> Int32
+        ) throws(CryptoError) -> OpaquePointer {
+            guard let context = EVP_PKEY_CTX_new_from_pkey(nil, handle.key, nil) else {
+                throw openSSLFailure("EVP_PKEY_CTX_new_from_pkey")
+            }
+            var configured = initialise(context) == 1
+            switch padding {
+            case .oaepSHA1:
+                configured =
+                    configured && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_OAEP_PADDING) == 1
+                    && EVP_PKEY_CTX_set_rsa_oaep_md(context, EVP_sha1()) == 1
+                    && EVP_PKEY_CTX_set_rsa_mgf1_md(context, EVP_sha1()) == 1
+            case .pkcs1v15:
+                configured = configured && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+            }
+            guard configured else {
+                EVP_PKEY_CTX_free(context)
+                throw openSSLFailure("EVP_PKEY_CTX_set_rsa_padding")
+            }
+            return context
+        }
+
+        static func encrypt(_ plaintext: [UInt8], key: RSAKeyHandle, padding: RSA.Padding) throws(CryptoError)
+            -> [UInt8]
+        {
+            let context = try context(for: key, padding: padding) { EVP_PKEY_encrypt_init($0) }
+            defer { EVP_PKEY_CTX_free(context) }
+            var length = Int(EVP_PKEY_get_size(key.key))
+            var output = [UInt8](repeating: 0, count: length)
+            let input = plaintext.isEmpty ? [0] : plaintext
+            guard EVP_PKEY_encrypt(context, &output, &length, input, plaintext.count) == 1 else {
+                throw openSSLFailure("EVP_PKEY_encrypt")
+            }
+            return Array(output.prefix(length))
+        }
+
+        static func decrypt(_ ciphertext: [UInt8], key: RSAKeyHandle, padding: RSA.Padding) throws(CryptoError)
+            -> [UInt8]
+        {
+            let context = try context(for: key, padding: padding) { EVP_PKEY_decrypt_init($0) }
+            defer { EVP_PKEY_CTX_free(context) }
+            if padding == .pkcs1v15 {
+                // Bad padding must be an error, not random bytes (OpenSSL >= 3.2 rejects implicitly).
+                _ = copenssl_rsa_disable_implicit_rejection(context)
+            }
+            var length = Int(EVP_PKEY_get_size(key.key))
+            var output = [UInt8](repeating: 0, count: length)
+            guard EVP_PKEY_decrypt(context, &output, &length, ciphertext, ciphertext.count) == 1 else {
+                _ = drainOpenSSLErrors()
+                throw .decryptionFailure
+            }
+            return Array(output.prefix(length))
+        }
+    }
+#endif

@@ -1,0 +1,103 @@
+#if canImport(Security)
+    import Foundation
+    import Security
+
+    /// Holds one `SecKey`; Security keys are immutable and thread-safe.
+    final class RSAKeyHandle: @unchecked Sendable {
+        let key: SecKey
+
+        init(key: SecKey) { self.key = key }
+    }
+
+    enum RSABackend {
+        static func generate(bitCount: Int) throws(CryptoError) -> RSAKeyHandle {
+            let attributes: [CFString: Any] = [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits: bitCount]
+            var error: Unmanaged<CFError>?
+            guard let key = SecKeyCreateRandomKey(attributes as CFDictionary, &error) else {
+                throw .backend("SecKeyCreateRandomKey: \(String(describing: error?.takeRetainedValue()))")
+            }
+            return RSAKeyHandle(key: key)
+        }
+
+        static func bitCount(_ handle: RSAKeyHandle) -> Int { SecKeyGetBlockSize(handle.key) * 8 }
+
+        static func checkSize(_ handle: RSAKeyHandle) throws(CryptoError) {
+            let bits = bitCount(handle)
+            guard RSA.allowedBitCounts.contains(bits) else {
+                throw .invalidKey("RSA key of \(bits) bits; allowed 2048...4096")
+            }
+        }
+
+        private static func makeKey(pkcs1: [UInt8], keyClass: CFString) throws(CryptoError) -> RSAKeyHandle {
+            let attributes: [CFString: Any] = [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: keyClass]
+            var error: Unmanaged<CFError>?
+            guard let key = SecKeyCreateWithData(Data(pkcs1) as CFData, attributes as CFDictionary, &error) else {
+                throw .invalidKey("Security refused the RSA key")
+            }
+            return RSAKeyHandle(key: key)
+        }
+
+        static func importPrivate(pem: String) throws(CryptoError) -> RSAKeyHandle {
+            let pkcs1: [UInt8]
+            if pem.contains("-----BEGIN RSA PRIVATE KEY-----") {
+                pkcs1 = try PEM.decode(pem, label: "RSA PRIVATE KEY")
+            } else {
+                pkcs1 = try RSAKeyDER.pkcs1PrivateKey(fromPKCS8: PEM.decode(pem, label: "PRIVATE KEY"))
+            }
+            return try makeKey(pkcs1: pkcs1, keyClass: kSecAttrKeyClassPrivate)
+        }
+
+        static func importPublic(pem: String) throws(CryptoError) -> RSAKeyHandle {
+            let spki = try PEM.decode(pem, label: "PUBLIC KEY")
+            return try makeKey(
+                pkcs1: RSAKeyDER.pkcs1PublicKey(fromSubjectPublicKeyInfo: spki), keyClass: kSecAttrKeyClassPublic)
+        }
+
+        private static func externalRepresentation(_ handle: RSAKeyHandle) throws(CryptoError) -> [UInt8] {
+            var error: Unmanaged<CFError>?
+            guard let data = SecKeyCopyExternalRepresentation(handle.key, &error) as Data? else {
+                throw .backend("SecKeyCopyExternalRepresentation")
+            }
+            return [UInt8](data)
+        }
+
+        static func exportPrivatePEM(_ handle: RSAKeyHandle) throws(CryptoError) -> String {
+            PEM.encode(RSAKeyDER.pkcs8(wrapping: try externalRepresentation(handle)), label: "PRIVATE KEY")
+        }
+
+        static func exportPublicPEM(_ handle: RSAKeyHandle) throws(CryptoError) -> String {
+            PEM.encode(
+                RSAKeyDER.subjectPublicKeyInfo(wrapping: try externalRepresentation(handle)), label: "PUBLIC KEY")
+        }
+
+        static func publicHandle(of handle: RSAKeyHandle) throws(CryptoError) -> RSAKeyHandle {
+            guard let key = SecKeyCopyPublicKey(handle.key) else { throw .backend("SecKeyCopyPublicKey") }
+            return RSAKeyHandle(key: key)
+        }
+
+        private static func algorithm(_ padding: RSA.Padding) -> SecKeyAlgorithm {
+            switch padding {
+            case .oaepSHA1: .rsaEncryptionOAEPSHA1
+            case .pkcs1v15: .rsaEncryptionPKCS1
+            }
+        }
+
+        static func encrypt(_ plaintext: [UInt8], key: RSAKeyHandle, padding: RSA.Padding) throws(CryptoError)
+            -> [UInt8]
+        {
+            var error: Unmanaged<CFError>?
+            guard let data = SecKeyCreateEncryptedData(key.key, algorithm(padding), Data(plaintext) as CFData, &error)
+            else { throw .backend("SecKeyCreateEncryptedData") }
+            return [UInt8](data as Data)
+        }
+
+        static func decrypt(_ ciphertext: [UInt8], key: RSAKeyHandle, padding: RSA.Padding) throws(CryptoError)
+            -> [UInt8]
+        {
+            var error: Unmanaged<CFError>?
+            guard let data = SecKeyCreateDecryptedData(key.key, algorithm(padding), Data(ciphertext) as CFData, &error)
+            else { throw .decryptionFailure }
+            return [UInt8](data as Data)
+        }
+    }
+#endif

@@ -1,0 +1,15 @@
+extension ServerID: DatabaseValueConvertible {
+    /// Stored as TEXT, the exact spelling the server sent.
+    public var databaseValue: DatabaseValue { .text(rawValue) }
+
+    /// Reads TEXT, or an INTEGER written by older code, as its decimal spelling.
+    ///
+    /// - Throws: ``StoreError`` `typeMismatch` for REAL, BLOB or NULL (use `ServerID?` for NULLs).
+    public init(databaseColumn column: DatabaseColumn) throws {
+        switch column.storage {
+        case .text: self.init(column.string)
+        case .integer: self.init(String(column.int64))
+        default: throw column.mismatch("ServerID")
+        }
+    }
+}

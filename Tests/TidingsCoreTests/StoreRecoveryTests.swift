@@ -235,8 +235,8 @@ import Testing
     }
 
     @Test(arguments: 0..<12) func randomDamageNeverCrashesAndLeavesAUsableStore(round: Int) throws {
-        var random = SplitMix64(seed: UInt64.random(in: 0...UInt64.max))
-        let seed = random.state
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         try fill(path, rows: 400)
@@ -285,20 +285,5 @@ import Testing
         #expect(throws: StoreError.cannotOpen) {
             try Database(path: directory.path("missing/store.sqlite"), schema: TestSchema.schema)
         }
-    }
-}
-
-/// A small seeded generator, so a failing damage pattern can be replayed from the seed in the message.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

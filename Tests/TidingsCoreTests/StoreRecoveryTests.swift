@@ -39,8 +39,13 @@ import Testing
         let garbage = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
         try garbage.write(to: URL(fileURLWithPath: path))
 
-        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let log = LogCollector()
+        let database = try Database(
+            path: path, schema: TestSchema.schema,
+            configuration: .init(
+                now: { Self.fixedNow }, logger: Logger(subsystem: "test", minimumLevel: .debug, sink: log.append)))
         let recovery = try #require(database.openReport.recovery)
+        #expect(log.records.contains { $0.level == .warning && $0.message.contains(recovery.movedTo) })
         guard case .notADatabase = recovery.reason else {
             Issue.record("expected notADatabase, got \(recovery.reason)")
             return

@@ -19,6 +19,9 @@ public final class DatabaseConnection {
     /// How many statements were prepared (compiled) so far; the cache keeps this from growing with use.
     private(set) var preparedStatementCount = 0
 
+    /// How many statements the cache holds now.
+    var cachedStatementCount: Int { cache.count }
+
     /// The cache bound: a program with more distinct SQL texts than this builds SQL dynamically, and keeping
     /// every variant would grow without limit.
     private static let cacheLimit = 512

@@ -14,7 +14,8 @@ struct BenchSuite: Sendable {
 }
 
 let suites: [BenchSuite] = [
-    storeSuite
+    storeSuite,
+    kecalekSuite,
 ]
 
 let usage = """

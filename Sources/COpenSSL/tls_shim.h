@@ -1,9 +1,18 @@
 // Inline wrappers over OpenSSL macros used by TidingsNet's TLS client.
 #ifndef COPENSSL_TLS_SHIM_H
 #define COPENSSL_TLS_SHIM_H
+#include <openssl/bio.h>
 #include <openssl/ssl.h>
 
 static inline long copenssl_set_tlsext_host_name(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);
+}
+
+static inline long copenssl_ctx_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return SSL_CTX_set_min_proto_version(ctx, version);
+}
+
+static inline long copenssl_bio_set_mem_eof_return(BIO *bio, int value) {
+    return BIO_set_mem_eof_return(bio, value);
 }
 #endif

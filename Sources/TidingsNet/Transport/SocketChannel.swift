@@ -1,0 +1,183 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One serial queue for every socket's readiness events: handlers only resume a continuation,
+/// so a single queue acts as the reactor thread without a thread per connection.
+let reactorQueue = DispatchQueue(label: "tidings.net.reactor")
+
+/// Waits, without blocking a thread, until a non-blocking descriptor is readable or writable.
+///
+/// The dispatch source is resumed only while a task waits and suspended again after each event,
+/// since a level-triggered source with nobody waiting would fire continuously.
+final class ReadinessWaiter: @unchecked Sendable {
+    private struct State {
+        var suspended = true
+        var cancelled = false
+        var waiter: CheckedContinuation<Void, any Error>?
+    }
+    private let source: any DispatchSourceProtocol
+    private let state = Locked(State())
+    private let operation: String
+
+    init(source: any DispatchSourceProtocol, operation: String) {
+        self.source = source
+        self.operation = operation
+        source.setEventHandler { [weak self] in self?.fire() }
+    }
+
+    private func fire() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard !state.cancelled else { return nil }
+            let waiter = state.waiter
+            state.waiter = nil
+            if !state.suspended {
+                source.suspend()
+                state.suspended = true
+            }
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Suspends until the descriptor is ready; throws when cancelled or when the channel closes.
+    func wait() async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let failure = state.withLock { state -> (any Error)? in
+                    if state.cancelled { return TransportError(kind: .closed, operation: operation) }
+                    // Checked under the lock so that a cancellation racing with this registration is
+                    // seen either here or by the cancellation handler below.
+                    if Task.isCancelled { return CancellationError() }
+                    if state.waiter != nil { return TransportError(kind: .concurrentRead, operation: operation) }
+                    state.waiter = continuation
+                    if state.suspended {
+                        source.resume()
+                        state.suspended = false
+                    }
+                    return nil
+                }
+                if let failure { continuation.resume(throwing: failure) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                let waiter = state.waiter
+                state.waiter = nil
+                return waiter
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Cancels the source (its cancel handler runs once) and fails a pending wait.
+    func cancel() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard !state.cancelled else { return nil }
+            state.cancelled = true
+            source.cancel()
+            // A suspended (or never activated) source must be resumed to deliver its cancel handler
+            // and to be released safely.
+            if state.suspended {
+                source.resume()
+                state.suspended = false
+            }
+            let waiter = state.waiter
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume(throwing: TransportError(kind: .closed, operation: operation))
+    }
+}
+
+/// A non-blocking socket descriptor with its read and write readiness sources.
+///
+/// System calls on the descriptor run under `state`'s lock after checking `closed`, so once
+/// `close()` returns no call can touch a descriptor number the kernel may have reused. The descriptor
+/// itself is closed only after both dispatch sources finished cancelling.
+final class SocketChannel: @unchecked Sendable {
+    private struct State {
+        var closed = false
+        var pendingCancels = 2
+    }
+    let descriptor: Int32
+    let readable: ReadinessWaiter
+    let writable: ReadinessWaiter
+    private let state = Locked(State())
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+        let readSource = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: reactorQueue)
+        let writeSource = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: reactorQueue)
+        readable = ReadinessWaiter(source: readSource, operation: "read")
+        writable = ReadinessWaiter(source: writeSource, operation: "write")
+        let state = self.state
+        let closeWhenBothCancelled: @Sendable () -> Void = {
+            let last = state.withLock { state -> Bool in
+                state.pendingCancels -= 1
+                return state.pendingCancels == 0
+            }
+            if last { _ = systemClose(descriptor) }
+        }
+        readSource.setCancelHandler(handler: closeWhenBothCancelled)
+        writeSource.setCancelHandler(handler: closeWhenBothCancelled)
+    }
+
+    deinit { close() }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Runs a non-blocking system call on the open descriptor, or fails with `.closed`.
+    func withDescriptor<T>(operation: String, _ body: (Int32) -> T) throws -> T {
+        try state.withLock { state in
+            guard !state.closed else { throw TransportError(kind: .closed, operation: operation) }
+            return body(descriptor)
+        }
+    }
+
+    func close() {
+        let first = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.closed = true
+            return true
+        }
+        guard first else { return }
+        readable.cancel()
+        writable.cancel()
+    }
+}
+
+func systemClose(_ descriptor: Int32) -> Int32 {
+    #if canImport(Glibc)
+        Glibc.close(descriptor)
+    #else
+        Darwin.close(descriptor)
+    #endif
+}
+
+/// Puts a descriptor in non-blocking, close-on-exec mode and disables SIGPIPE where the platform
+/// needs a socket option for it.
+func configureSocket(_ descriptor: Int32) -> Int32 {
+    let flags = fcntl(descriptor, F_GETFL, 0)
+    guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else { return errno }
+    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    #if canImport(Darwin)
+        var one: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+    #endif
+    return 0
+}
+
+#if canImport(Glibc)
+    let socketStreamType = Int32(SOCK_STREAM.rawValue)
+    let sendFlags = Int32(MSG_NOSIGNAL)
+#else
+    let socketStreamType = SOCK_STREAM
+    let sendFlags: Int32 = 0
+#endif
+
+func errnoDescription(_ code: Int32) -> String { String(cString: strerror(code)) }

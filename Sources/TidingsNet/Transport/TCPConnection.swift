@@ -1,0 +1,230 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A `TCPConnection` is a ``ByteStream`` over a non-blocking TCP socket.
+///
+/// Reads and writes suspend the calling task (never a thread) until the socket is ready; readiness
+/// comes from dispatch sources on one shared reactor queue. There is no read timeout: an idle,
+/// healthy connection stays open until either side closes it. Closing (or releasing the object)
+/// releases the socket. For example:
+///
+/// ```swift
+/// let connection = try await TCPConnection.connect(host: "127.0.0.1", port: 8080, timeout: .seconds(5))
+/// try await connection.write(Array("ping\n".utf8))
+/// let reply = try await connection.read()
+/// connection.close()
+/// ```
+public final class TCPConnection: ByteStream, @unchecked Sendable {
+    let channel: SocketChannel
+    private let writeLock = AsyncLock()
+    /// The host (or address) this connection was opened to, or the peer address for accepted ones.
+    public let remoteHost: String
+    /// The largest chunk one `read()` returns.
+    public static let readChunkSize = 64 * 1024
+
+    init(channel: SocketChannel, remoteHost: String) {
+        self.channel = channel
+        self.remoteHost = remoteHost
+        var one: Int32 = 1
+        // Small frames (pings, acks) must not wait for Nagle's algorithm.
+        _ = try? channel.withDescriptor(operation: "configure") {
+            setsockopt($0, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+    }
+
+    deinit { channel.close() }
+
+    /// Opens a TCP connection to `host`:`port`, trying each resolved address in order.
+    ///
+    /// - Parameters:
+    ///   - host: a host name or an IPv4/IPv6 literal.
+    ///   - port: the TCP port.
+    ///   - timeout: the limit for name resolution plus connecting, measured on `clock`.
+    ///   - clock: the clock that measures `timeout`.
+    /// - Returns: an open connection.
+    /// - Throws: ``TransportError`` (`hostNotFound`, `connectionRefused`, `timedOut`, `system`),
+    ///   `CancellationError`.
+    public static func connect(
+        host: String,
+        port: Int,
+        timeout: Duration = .seconds(30),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) async throws -> TCPConnection {
+        try await withTimeout(
+            timeout, clock: clock,
+            timeoutError: { TransportError(kind: .timedOut, operation: "connect", host: host) }
+        ) {
+            try await connectWithoutTimeout(host: host, port: port)
+        }
+    }
+
+    private static func connectWithoutTimeout(host: String, port: Int) async throws -> TCPConnection {
+        let addresses = try await resolve(host: host, port: port)
+        var lastError = TransportError(kind: .connectionRefused, operation: "connect", host: host)
+        for address in addresses {
+            try Task.checkCancellation()
+            let descriptor = socket(address.family, socketStreamType, 0)
+            guard descriptor >= 0 else {
+                lastError = TransportError(kind: .system, operation: "socket", host: host, code: errno)
+                continue
+            }
+            let configureError = configureSocket(descriptor)
+            guard configureError == 0 else {
+                _ = systemClose(descriptor)
+                lastError = TransportError(kind: .system, operation: "fcntl", host: host, code: configureError)
+                continue
+            }
+            let channel = SocketChannel(descriptor: descriptor)
+            let result = address.storage.withUnsafeBytes { raw in
+                raw.withMemoryRebound(to: sockaddr.self) { systemConnect(descriptor, $0.baseAddress, address.length) }
+            }
+            if result == 0 { return TCPConnection(channel: channel, remoteHost: host) }
+            let code = errno
+            guard code == EINPROGRESS else {
+                channel.close()
+                lastError = TransportError(
+                    kind: code == ECONNREFUSED ? .connectionRefused : .system, operation: "connect", host: host,
+                    code: code, detail: errnoDescription(code))
+                continue
+            }
+            do {
+                try await channel.writable.wait()
+            } catch {
+                channel.close()
+                throw error
+            }
+            var socketError: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            _ = getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &socketError, &length)
+            if socketError == 0 { return TCPConnection(channel: channel, remoteHost: host) }
+            channel.close()
+            lastError = TransportError(
+                kind: socketError == ECONNREFUSED ? .connectionRefused : .system, operation: "connect",
+                host: host, code: socketError, detail: errnoDescription(socketError))
+        }
+        throw lastError
+    }
+
+    /// Reads up to ``readChunkSize`` bytes; an empty array means end of stream.
+    ///
+    /// - Throws: ``TransportError`` (`closed`, `connectionReset`, `system`, `concurrentRead`),
+    ///   `CancellationError`.
+    public func read() async throws -> [UInt8] {
+        while true {
+            var buffer = [UInt8](repeating: 0, count: Self.readChunkSize)
+            let (count, code) = try channel.withDescriptor(operation: "read") { descriptor -> (Int, Int32) in
+                let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+                return (count, count < 0 ? errno : 0)
+            }
+            if count >= 0 {
+                buffer.removeSubrange(count...)
+                return buffer
+            }
+            switch code {
+            case EAGAIN, EWOULDBLOCK: try await channel.readable.wait()
+            case EINTR: continue
+            case ECONNRESET, EPIPE, ETIMEDOUT:
+                throw TransportError(
+                    kind: .connectionReset, operation: "read", host: remoteHost, code: code,
+                    detail: errnoDescription(code))
+            default:
+                throw TransportError(
+                    kind: .system, operation: "read", host: remoteHost, code: code, detail: errnoDescription(code))
+            }
+        }
+    }
+
+    /// Writes all of `bytes`; concurrent writers are serialised in call order.
+    ///
+    /// - Throws: ``TransportError`` (`closed`, `connectionReset`, `system`), `CancellationError`.
+    public func write(_ bytes: [UInt8]) async throws {
+        try await writeLock.withLock {
+            var offset = 0
+            while offset < bytes.count {
+                let (count, code) = try channel.withDescriptor(operation: "write") { descriptor -> (Int, Int32) in
+                    let count = bytes.withUnsafeBytes { raw -> Int in
+                        guard let base = raw.baseAddress else { return 0 }
+                        return send(descriptor, base + offset, raw.count - offset, sendFlags)
+                    }
+                    return (count, count < 0 ? errno : 0)
+                }
+                if count >= 0 {
+                    offset += count
+                    continue
+                }
+                switch code {
+                case EAGAIN, EWOULDBLOCK: try await channel.writable.wait()
+                case EINTR: continue
+                case ECONNRESET, EPIPE:
+                    throw TransportError(
+                        kind: .connectionReset, operation: "write", host: remoteHost, code: code,
+                        detail: errnoDescription(code))
+                default:
+                    throw TransportError(
+                        kind: .system, operation: "write", host: remoteHost, code: code,
+                        detail: errnoDescription(code))
+                }
+            }
+        }
+    }
+
+    /// Closes the connection; pending reads and writes fail with ``TransportError/Kind/closed``.
+    public func close() { channel.close() }
+}
+
+/// One resolved socket address.
+struct ResolvedAddress: Sendable {
+    var family: Int32
+    var storage: [UInt8]
+    var length: socklen_t
+}
+
+/// Resolves `host` off the cooperative pool, since `getaddrinfo` blocks.
+func resolve(host: String, port: Int) async throws -> [ResolvedAddress] {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            var hints = addrinfo()
+            hints.ai_socktype = socketStreamType
+            hints.ai_family = AF_UNSPEC
+            var list: UnsafeMutablePointer<addrinfo>?
+            let status = getaddrinfo(host, String(port), &hints, &list)
+            guard status == 0, let first = list else {
+                let detail = String(cString: gai_strerror(status))
+                continuation.resume(
+                    throwing: TransportError(kind: .hostNotFound, operation: "resolve", host: host, detail: detail))
+                return
+            }
+            defer { freeaddrinfo(first) }
+            var addresses: [ResolvedAddress] = []
+            var cursor: UnsafeMutablePointer<addrinfo>? = first
+            while let entry = cursor {
+                if let address = entry.pointee.ai_addr {
+                    let length = Int(entry.pointee.ai_addrlen)
+                    let bytes = Array(UnsafeRawBufferPointer(start: address, count: length))
+                    addresses.append(
+                        ResolvedAddress(family: entry.pointee.ai_family, storage: bytes, length: socklen_t(length)))
+                }
+                cursor = entry.pointee.ai_next
+            }
+            continuation.resume(returning: addresses)
+        }
+    }
+}
+
+#if canImport(Glibc)
+    @inline(__always) func systemConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t) -> Int32
+    {
+        Glibc.connect(fd, address, length)
+    }
+#else
+    @inline(__always) func systemConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t) -> Int32
+    {
+        Darwin.connect(fd, address, length)
+    }
+#endif

@@ -1,0 +1,286 @@
+import Foundation
+
+#if canImport(COpenSSL)
+    import COpenSSL
+
+    /// A `TLSConnection` is a ``ByteStream`` that encrypts another byte stream (usually a
+    /// ``TCPConnection``) with OpenSSL 3, as a TLS 1.2+ client.
+    ///
+    /// OpenSSL only ever sees memory buffers: the encrypted bytes travel through the underlying
+    /// stream's async `read`/`write`, so no thread blocks. The peer's chain and host name are verified
+    /// during ``connect(over:host:configuration:)``, before any application byte is exchanged.
+    /// Reading and writing may happen concurrently from two tasks.
+    public final class TLSConnection: ByteStream, @unchecked Sendable {
+        private let transport: any ByteStream
+        private let host: String
+        // The SSL object is not thread-safe: every call into it happens under this lock, and the lock
+        // is never held across a suspension.
+        private let session: Locked<Session>
+        private let flushLock = AsyncLock()
+        private let readerActive = Locked(false)
+
+        private struct Session {
+            var ssl: OpaquePointer
+            var context: OpaquePointer
+            var input: OpaquePointer
+            var output: OpaquePointer
+            /// Encrypted bytes produced by OpenSSL, in order, not yet handed to the transport.
+            var outbound: [UInt8] = []
+        }
+
+        private init(transport: any ByteStream, host: String, session: Session) {
+            self.transport = transport
+            self.host = host
+            self.session = Locked(session)
+        }
+
+        deinit {
+            session.withLock { session in
+                SSL_free(session.ssl)  // also frees both memory BIOs
+                SSL_CTX_free(session.context)
+            }
+        }
+
+        /// Runs the TLS handshake over `transport` and verifies the server.
+        ///
+        /// - Parameters:
+        ///   - transport: an open stream to the server; the TLS connection owns it from now on.
+        ///   - host: the name (or IP literal) the certificate must match and the SNI to send.
+        ///   - configuration: trust settings.
+        /// - Returns: a connection ready for application data.
+        /// - Throws: ``TransportError`` `certificateUntrusted`, `hostnameMismatch`,
+        ///   `tlsHandshakeFailed`, any transport error, `CancellationError`. The transport is closed
+        ///   on failure.
+        public static func connect(
+            over transport: any ByteStream,
+            host: String,
+            configuration: TLSConfiguration = TLSConfiguration()
+        ) async throws -> TLSConnection {
+            let name = configuration.serverNameOverride ?? host
+            let session: Session
+            do {
+                session = try makeSession(name: name, configuration: configuration)
+            } catch {
+                transport.close()
+                throw error
+            }
+            let connection = TLSConnection(transport: transport, host: name, session: session)
+            do {
+                try await connection.handshake()
+            } catch {
+                transport.close()
+                throw error
+            }
+            return connection
+        }
+
+        private static func makeSession(name: String, configuration: TLSConfiguration) throws -> Session {
+            func failure(_ detail: String) -> TransportError {
+                TransportError(
+                    kind: .tlsHandshakeFailed, operation: "tls-setup", host: name,
+                    detail: "\(detail): \(openSSLErrors())")
+            }
+            ERR_clear_error()
+            guard let context = SSL_CTX_new(TLS_client_method()) else { throw failure("SSL_CTX_new") }
+            _ = copenssl_ctx_set_min_proto_version(context, TLS1_2_VERSION)
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+            if configuration.trustsSystemStore { _ = SSL_CTX_set_default_verify_paths(context) }
+            if let store = SSL_CTX_get_cert_store(context) {
+                for pem in configuration.additionalTrustedCertificates {
+                    let added = addCertificates(pem: pem, to: store)
+                    guard added > 0 else {
+                        SSL_CTX_free(context)
+                        throw failure("no certificate in an additionalTrustedCertificates entry")
+                    }
+                }
+            }
+            guard let ssl = SSL_new(context) else {
+                SSL_CTX_free(context)
+                throw failure("SSL_new")
+            }
+            if isIPAddress(name) {
+                _ = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name)
+            } else {
+                SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+                _ = SSL_set1_host(ssl, name)
+                _ = copenssl_set_tlsext_host_name(ssl, name)
+            }
+            if !configuration.applicationProtocols.isEmpty {
+                var wire: [UInt8] = []
+                for name in configuration.applicationProtocols where !name.isEmpty && name.utf8.count < 256 {
+                    wire.append(UInt8(name.utf8.count))
+                    wire += name.utf8
+                }
+                _ = SSL_set_alpn_protos(ssl, wire, UInt32(wire.count))
+            }
+            guard let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
+                SSL_free(ssl)
+                SSL_CTX_free(context)
+                throw failure("BIO_new")
+            }
+            // An empty input buffer means "wait for more", not end of file.
+            _ = copenssl_bio_set_mem_eof_return(input, -1)
+            SSL_set_bio(ssl, input, output)
+            SSL_set_connect_state(ssl)
+            return Session(ssl: ssl, context: context, input: input, output: output)
+        }
+
+        private static func addCertificates(pem: String, to store: OpaquePointer) -> Int {
+            let bytes = Array(pem.utf8)
+            return bytes.withUnsafeBytes { raw -> Int in
+                guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return 0 }
+                defer { BIO_free(bio) }
+                var count = 0
+                while let certificate = PEM_read_bio_X509(bio, nil, nil, nil) {
+                    if X509_STORE_add_cert(store, certificate) == 1 { count += 1 }
+                    X509_free(certificate)
+                }
+                ERR_clear_error()  // the loop ends with a harmless "no start line" error
+                return count
+            }
+        }
+
+        private func handshake() async throws {
+            while true {
+                let (result, error, verify) = session.withLock { session -> (Int32, Int32, Int) in
+                    ERR_clear_error()
+                    let result = SSL_do_handshake(session.ssl)
+                    let error = SSL_get_error(session.ssl, result)
+                    Self.drainOutput(&session)
+                    return (result, error, SSL_get_verify_result(session.ssl))
+                }
+                try await flush()
+                if result == 1 { return }
+                switch error {
+                case SSL_ERROR_WANT_READ:
+                    let bytes = try await transport.read()
+                    guard !bytes.isEmpty else {
+                        throw TransportError(
+                            kind: .tlsHandshakeFailed, operation: "handshake", host: host,
+                            detail: "the server closed the connection during the handshake")
+                    }
+                    feed(bytes)
+                case SSL_ERROR_WANT_WRITE:
+                    continue
+                default:
+                    if verify != X509_V_OK {
+                        let reason = String(cString: X509_verify_cert_error_string(verify))
+                        let mismatch =
+                            verify == X509_V_ERR_HOSTNAME_MISMATCH || verify == X509_V_ERR_IP_ADDRESS_MISMATCH
+                        throw TransportError(
+                            kind: mismatch ? .hostnameMismatch : .certificateUntrusted, operation: "handshake",
+                            host: host, code: Int32(verify), detail: reason)
+                    }
+                    throw TransportError(
+                        kind: .tlsHandshakeFailed, operation: "handshake", host: host, detail: openSSLErrors())
+                }
+            }
+        }
+
+        private func feed(_ bytes: [UInt8]) {
+            session.withLock { session in
+                bytes.withUnsafeBytes { raw in
+                    _ = BIO_write(session.input, raw.baseAddress, Int32(raw.count))
+                }
+            }
+        }
+
+        private static func drainOutput(_ session: inout Session) {
+            let pending = BIO_ctrl_pending(session.output)
+            guard pending > 0 else { return }
+            var chunk = [UInt8](repeating: 0, count: Int(pending))
+            let count = chunk.withUnsafeMutableBytes { BIO_read(session.output, $0.baseAddress, Int32($0.count)) }
+            if count > 0 { session.outbound += chunk.prefix(Int(count)) }
+        }
+
+        /// Hands produced ciphertext to the transport; serialised so chunks keep OpenSSL's order.
+        private func flush() async throws {
+            try await flushLock.withLock {
+                let bytes = session.withLock { session -> [UInt8] in
+                    defer { session.outbound = [] }
+                    return session.outbound
+                }
+                if !bytes.isEmpty { try await transport.write(bytes) }
+            }
+        }
+
+        /// Reads decrypted bytes; an empty array means the peer closed (with or without close_notify).
+        ///
+        /// - Throws: ``TransportError`` (`tlsFailure`, `concurrentRead`, transport errors),
+        ///   `CancellationError`.
+        public func read() async throws -> [UInt8] {
+            let alreadyReading = readerActive.withLock { active -> Bool in
+                defer { active = true }
+                return active
+            }
+            guard !alreadyReading else { throw TransportError(kind: .concurrentRead, operation: "read", host: host) }
+            defer { readerActive.withLock { $0 = false } }
+            while true {
+                let (bytes, error) = session.withLock { session -> ([UInt8], Int32) in
+                    ERR_clear_error()
+                    var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+                    let count = buffer.withUnsafeMutableBytes { SSL_read(session.ssl, $0.baseAddress, Int32($0.count)) }
+                    let error = count > 0 ? SSL_ERROR_NONE : SSL_get_error(session.ssl, count)
+                    Self.drainOutput(&session)
+                    buffer.removeSubrange(Int(max(count, 0))...)
+                    return (buffer, error)
+                }
+                try await flush()
+                if !bytes.isEmpty { return bytes }
+                switch error {
+                case SSL_ERROR_ZERO_RETURN:
+                    return []
+                case SSL_ERROR_WANT_READ:
+                    let encrypted = try await transport.read()
+                    if encrypted.isEmpty { return [] }
+                    feed(encrypted)
+                case SSL_ERROR_WANT_WRITE, SSL_ERROR_NONE:
+                    continue
+                default:
+                    throw TransportError(kind: .tlsFailure, operation: "read", host: host, detail: openSSLErrors())
+                }
+            }
+        }
+
+        /// Encrypts and writes all of `bytes`.
+        ///
+        /// - Throws: ``TransportError`` (`tlsFailure`, transport errors), `CancellationError`.
+        public func write(_ bytes: [UInt8]) async throws {
+            guard !bytes.isEmpty else { return }
+            let failed = session.withLock { session -> Bool in
+                ERR_clear_error()
+                // Memory BIOs accept everything, so one SSL_write takes the whole buffer.
+                let written = bytes.withUnsafeBytes { SSL_write(session.ssl, $0.baseAddress, Int32($0.count)) }
+                Self.drainOutput(&session)
+                return written <= 0
+            }
+            if failed {
+                throw TransportError(kind: .tlsFailure, operation: "write", host: host, detail: openSSLErrors())
+            }
+            try await flush()
+        }
+
+        /// Closes the underlying stream; pending reads and writes fail.
+        public func close() { transport.close() }
+    }
+
+    /// The pending OpenSSL errors of this thread, as text, oldest first.
+    func openSSLErrors() -> String {
+        var lines: [String] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            lines.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return lines.isEmpty ? "unknown TLS error" : lines.joined(separator: "; ")
+    }
+#endif
+
+/// Whether `host` is an IPv4 or IPv6 literal (certificates name those in IP SANs, not DNS SANs).
+func isIPAddress(_ host: String) -> Bool {
+    var v4 = in_addr()
+    var v6 = in6_addr()
+    return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+}

@@ -1,0 +1,250 @@
+import Foundation
+import TidingsCore
+
+/// The running state of one client WebSocket: the reader loop, the pinger and the close handshake.
+///
+/// `WebSocket` is a thin handle over it, so that releasing the handle can stop the loops (which
+/// themselves keep this object alive while they run).
+final class WebSocketConnection: Sendable {
+    private enum Phase: Sendable { case open, closeSent, finished }
+
+    private struct State: Sendable {
+        var phase = Phase.open
+        var closeStatus: (code: WebSocketCloseCode, reason: String)?
+        var pongPending = false
+        var tasks: [Task<Void, Never>] = []
+        var closeWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiterID: UInt64 = 0
+    }
+
+    private let stream: any ByteStream
+    private let configuration: WebSocket.Configuration
+    private let continuation: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation
+    private let logger: Logger
+    private let encoder = WebSocketFrameEncoder(role: .client)
+    private let state = Locked(State())
+
+    init(
+        stream: any ByteStream,
+        configuration: WebSocket.Configuration,
+        continuation: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation,
+        logger: Logger
+    ) {
+        self.stream = stream
+        self.configuration = configuration
+        self.continuation = continuation
+        self.logger = logger
+    }
+
+    var closeStatus: (code: WebSocketCloseCode, reason: String)? { state.withLock { $0.closeStatus } }
+
+    /// Starts the reader (fed first with bytes that arrived with the handshake) and the pinger.
+    func start(leftover: [UInt8]) {
+        var tasks = [Task { await self.readLoop(leftover: leftover) }]
+        if let interval = configuration.pingInterval {
+            tasks.append(startPinger(interval: interval, clock: configuration.clock))
+        }
+        let finished = state.withLock { state -> Bool in
+            state.tasks = tasks
+            return state.phase == .finished
+        }
+        if finished { tasks.forEach { $0.cancel() } }
+    }
+
+    private func startPinger<C: Clock<Duration>>(interval: Duration, clock: C) -> Task<Void, Never> {
+        // The first deadline is fixed now, not when the task first runs, so a virtual clock advanced
+        // right after connecting still triggers the first ping.
+        let first = clock.now.advanced(by: interval)
+        return Task { await self.pingLoop(firstPing: first, interval: interval, clock: clock) }
+    }
+
+    // MARK: Reading
+
+    private func readLoop(leftover: [UInt8]) async {
+        var decoder = WebSocketFrameDecoder(role: .client, maximumFrameSize: configuration.maximumMessageSize)
+        var assembler = WebSocketMessageAssembler(maximumMessageSize: configuration.maximumMessageSize)
+        var incoming = leftover
+        do {
+            while true {
+                if !incoming.isEmpty { decoder.append(incoming) }
+                while let frame = try decoder.nextFrame() {
+                    if try await handle(frame, assembler: &assembler) { return }
+                }
+                incoming = try await stream.read()
+                if incoming.isEmpty {
+                    finish(
+                        WebSocketError(
+                            .connectionLost, detail: "the server closed the connection without a close frame"))
+                    return
+                }
+            }
+        } catch let error as WebSocketError {
+            logger.warning("closing after \(error.kind.rawValue): \(error.detail)")
+            if error.kind != .connectionLost {
+                // Tell the peer why, best effort; it may be gone already.
+                if beginClose() { try? await write(.close(code: error.closeCode)) }
+            }
+            finish(error)
+        } catch let error as TransportError {
+            finish(WebSocketError(.connectionLost, detail: "the connection failed", underlying: error))
+        } catch {
+            finish(WebSocketError(.closed, detail: "the reader stopped"))
+        }
+    }
+
+    /// Handles one frame; returns true when the connection is over.
+    private func handle(_ frame: WebSocketFrame, assembler: inout WebSocketMessageAssembler) async throws -> Bool {
+        switch frame.opcode {
+        case .ping:
+            let open = state.withLock { $0.phase == .open }
+            if open { try await write(WebSocketFrame(opcode: .pong, payload: frame.payload)) }
+        case .pong:
+            state.withLock { $0.pongPending = false }
+        case .close:
+            let status = try frame.closeStatus()
+            state.withLock { $0.closeStatus = status }
+            logger.info("server closed with code \(status.code.rawValue)")
+            if beginClose() {
+                // Echo the code (RFC 6455 §5.5.1); an empty close answers an empty one.
+                let reply =
+                    status.code == .noStatusReceived
+                    ? WebSocketFrame(opcode: .close) : WebSocketFrame.close(code: status.code)
+                try? await write(reply)
+            }
+            finish(nil)
+            return true
+        case .text, .binary, .continuation:
+            if let message = try assembler.push(frame) { continuation.yield(message) }
+        }
+        return false
+    }
+
+    // MARK: Pinging
+
+    private func pingLoop<C: Clock<Duration>>(firstPing: C.Instant, interval: Duration, clock: C) async {
+        var nextPing = firstPing
+        var sequence: UInt64 = 0
+        while true {
+            do { try await clock.sleep(until: nextPing, tolerance: nil) } catch { return }
+            sequence += 1
+            let open = state.withLock { state -> Bool in
+                guard state.phase == .open else { return false }
+                state.pongPending = true
+                return true
+            }
+            guard open else { return }
+            let pongDeadline = nextPing.advanced(by: configuration.pongTimeout)
+            let payload = (0..<8).map { UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64($0))) }
+            do { try await write(WebSocketFrame(opcode: .ping, payload: payload)) } catch { return }
+            do { try await clock.sleep(until: pongDeadline, tolerance: nil) } catch { return }
+            let missed = state.withLock { $0.pongPending && $0.phase != .finished }
+            if missed {
+                logger.warning("no pong within \(configuration.pongTimeout); dropping the connection")
+                finish(WebSocketError(.pongTimeout, detail: "no pong within \(configuration.pongTimeout)"))
+                return
+            }
+            nextPing = nextPing.advanced(by: interval)
+            if nextPing < pongDeadline { nextPing = pongDeadline }
+        }
+    }
+
+    // MARK: Writing
+
+    private func write(_ frame: WebSocketFrame) async throws {
+        do {
+            try await stream.write(encoder.encode(frame))
+        } catch let error as TransportError {
+            throw WebSocketError(.connectionLost, detail: "could not send a \(frame.opcode) frame", underlying: error)
+        }
+    }
+
+    func sendData(opcode: WebSocketOpcode, payload: [UInt8]) async throws {
+        guard state.withLock({ $0.phase == .open }) else {
+            throw WebSocketError(.closed, detail: "the connection is closing or closed")
+        }
+        try await write(WebSocketFrame(opcode: opcode, payload: payload))
+    }
+
+    func sendControl(_ frame: WebSocketFrame) async throws {
+        guard state.withLock({ $0.phase == .open }) else {
+            throw WebSocketError(.closed, detail: "the connection is closing or closed")
+        }
+        try await write(frame)
+    }
+
+    // MARK: Closing
+
+    /// Moves from open to "close sent"; true when the caller should send the close frame.
+    private func beginClose() -> Bool {
+        state.withLock { state in
+            guard state.phase == .open else { return false }
+            state.phase = .closeSent
+            return true
+        }
+    }
+
+    func close(code: WebSocketCloseCode, reason: String) async {
+        if beginClose() {
+            let frame =
+                code.isValidOnWire ? WebSocketFrame.close(code: code, reason: reason) : .close(code: .normalClosure)
+            do { try await write(frame) } catch {
+                finish(nil)
+                return
+            }
+        }
+        do {
+            try await withTimeout(
+                configuration.closeTimeout, clock: configuration.clock, timeoutError: { CancellationError() }
+            ) {
+                await self.waitUntilFinished()
+            }
+        } catch {
+            logger.notice("no close frame from the server within \(configuration.closeTimeout)")
+        }
+        finish(nil)
+    }
+
+    private func waitUntilFinished() async {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { state -> Bool in
+                    if state.phase == .finished || Task.isCancelled { return true }
+                    state.closeWaiters[id] = waiter
+                    return false
+                }
+                if done { waiter.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.closeWaiters.removeValue(forKey: id) }
+            waiter?.resume()
+        }
+    }
+
+    /// Drops the connection without a close handshake (the handle was released).
+    func abort(_ error: WebSocketError) {
+        finish(error)
+    }
+
+    /// Ends the connection once: the message stream finishes (with `error`, or normally), the loops
+    /// stop, the transport closes and `close()` callers wake.
+    private func finish(_ error: WebSocketError?) {
+        let ending = state.withLock { state -> ([Task<Void, Never>], [CheckedContinuation<Void, Never>])? in
+            guard state.phase != .finished else { return nil }
+            state.phase = .finished
+            defer {
+                state.tasks = []
+                state.closeWaiters = [:]
+            }
+            return (state.tasks, Array(state.closeWaiters.values))
+        }
+        guard let (tasks, waiters) = ending else { return }
+        continuation.finish(throwing: error)
+        tasks.forEach { $0.cancel() }
+        stream.close()
+        waiters.forEach { $0.resume() }
+    }
+}

@@ -1,0 +1,52 @@
+/// Encodes WebSocket frames for one side of a connection (RFC 6455 §5.2).
+///
+/// A client encoder masks every frame with a fresh key from the system's secure random source; a
+/// server encoder never masks. The encoder does not police sizes or fragmentation: callers build
+/// valid frames (``WebSocketFrame/close(code:reason:)`` keeps close frames within 125 bytes).
+public struct WebSocketFrameEncoder: Sendable {
+    /// The side this encoder works for.
+    public let role: WebSocketRole
+
+    /// Creates an encoder for `role`.
+    public init(role: WebSocketRole) { self.role = role }
+
+    /// The wire bytes of `frame`, masked with a random key when ``role`` is `.client`.
+    public func encode(_ frame: WebSocketFrame) -> [UInt8] {
+        guard role == .client else { return Self.encode(frame, maskingKey: nil) }
+        var generator = SystemRandomNumberGenerator()
+        let key = UInt32.random(in: .min ... .max, using: &generator)
+        return Self.encode(
+            frame,
+            maskingKey: (UInt8(key >> 24), UInt8((key >> 16) & 0xFF), UInt8((key >> 8) & 0xFF), UInt8(key & 0xFF)))
+    }
+
+    /// The wire bytes of `frame`, masked with `maskingKey` when one is given.
+    public static func encode(_ frame: WebSocketFrame, maskingKey: (UInt8, UInt8, UInt8, UInt8)?) -> [UInt8] {
+        var bytes: [UInt8] = []
+        let length = frame.payload.count
+        bytes.reserveCapacity(length + 14)
+        bytes.append((frame.fin ? 0x80 : 0) | (frame.reserved & 0x7) << 4 | frame.opcode.rawValue)
+        let maskBit: UInt8 = maskingKey == nil ? 0 : 0x80
+        switch length {
+        case 0...125:
+            bytes.append(maskBit | UInt8(length))
+        case 126...0xFFFF:
+            bytes.append(maskBit | 126)
+            bytes.append(UInt8(length >> 8))
+            bytes.append(UInt8(length & 0xFF))
+        default:
+            bytes.append(maskBit | 127)
+            let wide = UInt64(length)
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((wide >> UInt64(shift)) & 0xFF)) }
+        }
+        guard let key = maskingKey else {
+            bytes += frame.payload
+            return bytes
+        }
+        bytes += [key.0, key.1, key.2, key.3]
+        var payload = frame.payload
+        applyMask(key, to: &payload)
+        bytes += payload
+        return bytes
+    }
+}

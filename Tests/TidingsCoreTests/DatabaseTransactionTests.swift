@@ -118,6 +118,21 @@ import Testing
         #expect(try other.read { try $0.fetchAll(String.self, "SELECT key FROM settings") } == ["held"])
     }
 
+    @Test func aClosedStoreRefusesAccessAndItsFilesCanBeRemoved() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        let database = try Database(path: path, schema: TestSchema.schema)
+        try database.write { try $0.execute("INSERT INTO settings VALUES ('a', 'b')") }
+        database.close()
+        database.close()
+        #expect(throws: StoreError.misuse) { try database.read { _ in 1 } }
+        // Closing the last connection folds the WAL back into the file.
+        #expect(try directory.files() == ["store.sqlite"])
+        try Database.removeFiles(at: path)
+        #expect(try directory.files() == [])
+        try Database.removeFiles(at: path)
+    }
+
     @Test func concurrentWritersAreSerialized() async throws {
         let database = try Database.inMemory(schema: TestSchema.schema)
         try database.write { try $0.execute("INSERT INTO settings VALUES ('n', '0')") }

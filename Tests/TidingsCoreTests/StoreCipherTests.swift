@@ -70,6 +70,38 @@ import Testing
         #expect(try directory.files() == ["store.sqlite"])
     }
 
+    @Test func aWrongKeyOnADamagedStoreLeavesItAloneAndTheRightKeyRecoversIt() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        do {
+            let database = try open(path, key: key)
+            for id in 1...500 { try insert(database, id: Int64(id), text: "draft \(id)") }
+            try database.write { db in
+                for id in 1...500 { try db.execute("INSERT INTO messages(id) VALUES (?)", ["m\(id)"]) }
+            }
+        }
+        // Damage the messages index page, leaving the outbox and the key check readable.
+        let (pageSize, rootPage) = try Database(path: path, schema: TestSchema.schema).read { db in
+            (
+                try db.fetchOne(Int.self, "PRAGMA page_size") ?? 4096,
+                try db.fetchOne(
+                    Int.self, "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_messages_1'") ?? 0
+            )
+        }
+        #expect(rootPage > 1)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(pageSize * (rootPage - 1)))
+        handle.write(Data(repeating: 0x5A, count: pageSize))
+        try handle.close()
+
+        #expect(throws: StoreError.wrongKey) { try open(path, key: SymmetricKey.random()) }
+        #expect(try directory.files() == ["store.sqlite"])
+
+        let database = try open(path, key: key)
+        #expect(database.openReport.recovery?.keptAllDurableData == true)
+        #expect(try read(database, id: 500) == "draft 500")
+    }
+
     @Test func aTamperedCiphertextFailsAuthentication() throws {
         let database = try open(":memory:", key: key)
         try insert(database, id: 1, text: "pay 10 coins")

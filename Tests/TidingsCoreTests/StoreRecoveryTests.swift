@@ -39,8 +39,13 @@ import Testing
         let garbage = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
         try garbage.write(to: URL(fileURLWithPath: path))
 
-        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let log = LogCollector()
+        let database = try Database(
+            path: path, schema: TestSchema.schema,
+            configuration: .init(
+                now: { Self.fixedNow }, logger: Logger(subsystem: "test", minimumLevel: .debug, sink: log.append)))
         let recovery = try #require(database.openReport.recovery)
+        #expect(log.records.contains { $0.level == .warning && $0.message.contains(recovery.movedTo) })
         guard case .notADatabase = recovery.reason else {
             Issue.record("expected notADatabase, got \(recovery.reason)")
             return
@@ -95,6 +100,46 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         try fill(path, rows: 3000)
+        try damageMessagesIndex(path)
+
+        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let recovery = try #require(database.openReport.recovery)
+        guard case .corrupt = recovery.reason else {
+            Issue.record("expected corrupt, got \(recovery.reason)")
+            return
+        }
+        #expect(recovery.keptAllDurableData)
+        #expect(recovery.salvaged.map(\.table) == ["settings", "outbox"])
+        #expect(try counts(database) == ["settings": 1, "outbox": 3000, "messages": 0])
+        let payload = try database.read {
+            try $0.fetchOne([UInt8].self, "SELECT payload FROM outbox WHERE id = 2999")
+        }
+        #expect(payload == [UInt8](repeating: UInt8(2999 % 256), count: 64))
+    }
+
+    @Test func withoutTheIntegrityCheckDamageSurfacesAsATypedErrorOnUse() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try fill(path, rows: 3000)
+        try damageMessagesIndex(path)
+        do {
+            let database = try Database(
+                path: path, schema: TestSchema.schema, configuration: .init(checksIntegrityOnOpen: false))
+            #expect(database.openReport.recovery == nil)
+            #expect(try database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM outbox") } == 3000)
+            // count(*) scans the smaller index, which is the damaged page.
+            #expect(throws: StoreError.corrupt) {
+                try database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM messages") }
+            }
+        }
+        // The next open with the check on replaces the file and keeps the durable rows.
+        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        #expect(database.openReport.recovery?.keptAllDurableData == true)
+        #expect(try counts(database) == ["settings": 1, "outbox": 3000, "messages": 0])
+    }
+
+    /// Overwrites the root page of the messages primary-key index: the table data stays intact.
+    private func damageMessagesIndex(_ path: String) throws {
         let (pageSize, rootPage) = try {
             let database = try Database(path: path, schema: TestSchema.schema)
             return try database.read { db in
@@ -110,20 +155,6 @@ import Testing
         try handle.seek(toOffset: UInt64(pageSize * (rootPage - 1)))
         handle.write(Data(repeating: 0xA5, count: pageSize))
         try handle.close()
-
-        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
-        let recovery = try #require(database.openReport.recovery)
-        guard case .corrupt = recovery.reason else {
-            Issue.record("expected corrupt, got \(recovery.reason)")
-            return
-        }
-        #expect(recovery.keptAllDurableData)
-        #expect(recovery.salvaged.map(\.table) == ["settings", "outbox"])
-        #expect(try counts(database) == ["settings": 1, "outbox": 3000, "messages": 0])
-        let payload = try database.read {
-            try $0.fetchOne([UInt8].self, "SELECT payload FROM outbox WHERE id = 2999")
-        }
-        #expect(payload == [UInt8](repeating: UInt8(2999 % 256), count: 64))
     }
 
     @Test func aFutureSchemaIsMovedAsideAndDurableTablesCopied() throws {
@@ -209,8 +240,8 @@ import Testing
     }
 
     @Test(arguments: 0..<12) func randomDamageNeverCrashesAndLeavesAUsableStore(round: Int) throws {
-        var random = SplitMix64(seed: UInt64.random(in: 0...UInt64.max))
-        let seed = random.state
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         try fill(path, rows: 400)

@@ -48,13 +48,18 @@ public final class Database: @unchecked Sendable {
         public var logger: Logger
         /// The cipher for encrypted values; when set, opening checks the key (``StoreError/wrongKey``).
         public var cipher: ValueCipher?
+        /// Whether opening runs `PRAGMA quick_check` (on by default). It reads every page, so its cost grows
+        /// with the file; an app with a large store may turn it off for most launches. Damage SQLite meets
+        /// while opening is still recovered from either way.
+        public var checksIntegrityOnOpen: Bool
 
         /// A configuration with a 5-second busy timeout, the system's wall time and no logging.
         public init(
             busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = .disabled, cipher: ValueCipher? = nil
+            logger: Logger = .disabled, cipher: ValueCipher? = nil, checksIntegrityOnOpen: Bool = true
         ) {
             self.cipher = cipher
+            self.checksIntegrityOnOpen = checksIntegrityOnOpen
             self.busyTimeout = busyTimeout
             self.now = now
             self.logger = logger
@@ -86,6 +91,8 @@ public final class Database: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     /// Set while a closure runs: the recursive lock lets its own thread in again, and this catches that.
     private var isAccessing = false
+    /// Set by ``close()``; later accesses throw instead of touching a closed handle.
+    private var isClosed = false
     private let connection: DatabaseConnection
 
     /// Opens (creating if needed) the store at `path`, migrating it to `schema`.
@@ -122,8 +129,37 @@ public final class Database: @unchecked Sendable {
     }
 
     deinit {
+        if !isClosed {
+            connection.finalizeStatements()
+            sqlite3_close_v2(connection.handle)
+        }
+    }
+
+    /// Closes the store now rather than when the last reference goes; later accesses throw
+    /// ``StoreError/misuse``. Closing twice does nothing.
+    ///
+    /// Closing the last connection checkpoints the WAL into the database file and removes the `-wal` file.
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosed, !isAccessing else { return }
+        isClosed = true
         connection.finalizeStatements()
         sqlite3_close_v2(connection.handle)
+    }
+
+    /// Deletes a closed store's files: the database and its `-wal`, `-shm` and `-journal` (e.g. when an
+    /// account is removed). Missing files are not an error.
+    ///
+    /// - Warning: Close every `Database` on `path` first; SQLite cannot protect a file deleted under it.
+    /// - Throws: ``StoreError/io`` naming the file that could not be removed.
+    public static func removeFiles(at path: String) throws {
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
+            guard FileManager.default.fileExists(atPath: file) else { continue }
+            do { try FileManager.default.removeItem(atPath: file) } catch {
+                throw StoreError(.io, message: "cannot remove \(file): \(error.localizedDescription)")
+            }
+        }
     }
 
     // MARK: Access
@@ -195,6 +231,7 @@ public final class Database: @unchecked Sendable {
         guard !isAccessing else {
             throw StoreError.misuse("re-entrant access: use the connection you already have")
         }
+        guard !isClosed else { throw StoreError.misuse("the store at \(path) is closed") }
         isAccessing = true
         defer { isAccessing = false }
         return try body(connection)

@@ -19,6 +19,9 @@ public final class DatabaseConnection {
     /// How many statements were prepared (compiled) so far; the cache keeps this from growing with use.
     private(set) var preparedStatementCount = 0
 
+    /// How many statements the cache holds now.
+    var cachedStatementCount: Int { cache.count }
+
     /// The cache bound: a program with more distinct SQL texts than this builds SQL dynamically, and keeping
     /// every variant would grow without limit.
     private static let cacheLimit = 512
@@ -46,7 +49,7 @@ public final class DatabaseConnection {
     /// - Throws: ``StoreError`` from SQLite (`constraint`, `busy`, `full`…), `misuse` for a wrong argument
     ///   count or several statements, `readOnly` for a write inside `read { }`.
     public func execute(_ sql: String, _ arguments: StatementArguments = []) throws {
-        try withStatement(sql, arguments, run)
+        try withStatement(sql, arguments) { statement in try run(statement) }
     }
 
     /// Runs one SQL statement with `values` bound in order, building no array: the cheapest way to run the
@@ -61,29 +64,22 @@ public final class DatabaseConnection {
     /// - Throws: as ``execute(_:_:)``.
     @inlinable
     public func execute<each Value: DatabaseValueConvertible>(_ sql: String, values: repeat each Value) throws {
-        // Inlinable so the caller's concrete types are bound directly: no array, no existential boxes.
-        try execute(
-            sql,
-            binding: { statement throws(StoreError) in
-                var count = 0
-                for _ in repeat (each Value).self { count += 1 }
-                guard count == statement.parameterCount else {
-                    throw StoreError.misuse(
-                        "\(count) arguments for \(statement.parameterCount) parameters", sql: statement.sql)
-                }
-                var index: Int32 = 0
-                func next() -> Int32 {
-                    index += 1
-                    return index
-                }
-                repeat try statement.bind((each values).databaseValue, at: next())
-            })
-    }
-
-    /// Runs `sql` after `binding` bound its parameters; not generic, so it is compiled once, here.
-    @usableFromInline
-    func execute(_ sql: String, binding: (Statement) throws(StoreError) -> Void) throws {
-        try withStatement(sql, binding, run)
+        // Inlinable so the caller's concrete types are bound directly: no array, no existential boxes, and no
+        // closure, which would copy the pack into a context on every call.
+        let statement = try acquireStatement(sql)
+        defer { releaseStatement(statement) }
+        var count = 0
+        for _ in repeat (each Value).self { count += 1 }
+        guard count == statement.parameterCount else {
+            throw StoreError.misuse("\(count) arguments for \(statement.parameterCount) parameters", sql: sql)
+        }
+        var index: Int32 = 0
+        func next() -> Int32 {
+            index += 1
+            return index
+        }
+        repeat try statement.bind((each values).databaseValue, at: next())
+        try run(statement)
     }
 
     @usableFromInline
@@ -236,10 +232,18 @@ public final class DatabaseConnection {
     }
 
     /// Prepares (or reuses) the statement for `sql`, binds with `bind`, runs `body`, then resets it.
-    @usableFromInline
     func withStatement<R>(
         _ sql: String, _ bind: (Statement) throws(StoreError) -> Void, _ body: (Statement) throws -> R
     ) throws -> R {
+        let statement = try acquireStatement(sql)
+        defer { releaseStatement(statement) }
+        try bind(statement)
+        return try body(statement)
+    }
+
+    /// The cached statement for `sql` (prepared on first use), marked in use; pair with ``releaseStatement(_:)``.
+    @usableFromInline
+    func acquireStatement(_ sql: String) throws -> Statement {
         let statement: Statement
         if let last = lastStatement, !last.isInUse, last.sql == sql {
             statement = last
@@ -260,11 +264,13 @@ public final class DatabaseConnection {
             throw StoreError(.readOnly, message: "a statement that writes, inside read { }", sql: sql)
         }
         statement.isInUse = true
-        defer {
-            statement.reset()
-            statement.isInUse = false
-        }
-        try bind(statement)
-        return try body(statement)
+        return statement
+    }
+
+    /// Resets `statement` for its next use and returns it to the cache.
+    @usableFromInline
+    func releaseStatement(_ statement: Statement) {
+        statement.reset()
+        statement.isInUse = false
     }
 }

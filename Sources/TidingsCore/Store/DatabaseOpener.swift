@@ -63,11 +63,13 @@ struct DatabaseOpener {
             try configure(handle)
             let db = DatabaseConnection(handle: handle)
             defer { db.finalizeStatements() }
-            if !isInMemory, let problem = try quickCheck(db) {
+            // The key first: a wrong key must leave the file alone even when it is also damaged, since the
+            // person may only have typed the wrong passphrase.
+            try configuration.cipher?.verifyKey(in: db)
+            if !isInMemory, configuration.checksIntegrityOnOpen, let problem = try quickCheck(db) {
                 Self.close(handle)
                 return .replace(.corrupt(problem))
             }
-            try configuration.cipher?.verifyKey(in: db)
             let found = try db.userVersion()
             if found > schema.version {
                 Self.close(handle)

@@ -15,4 +15,8 @@ static inline long copenssl_ctx_set_min_proto_version(SSL_CTX *ctx, int version)
 static inline long copenssl_bio_set_mem_eof_return(BIO *bio, int value) {
     return BIO_set_mem_eof_return(bio, value);
 }
+
+static inline long copenssl_ctx_add1_chain_cert(SSL_CTX *ctx, X509 *cert) {
+    return SSL_CTX_add1_chain_cert(ctx, cert);
+}
 #endif

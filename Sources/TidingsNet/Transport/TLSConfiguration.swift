@@ -33,3 +33,21 @@ public struct TLSConfiguration: Sendable, Equatable {
         self.applicationProtocols = applicationProtocols
     }
 }
+
+/// The identity a TLS server presents: a certificate chain and its private key, both PEM.
+///
+/// Used by loopback servers (tests, the sandbox) through ``TLSConnection/accept(over:identity:)``.
+public struct TLSServerIdentity: Sendable, Equatable {
+    /// The server certificate first, then any intermediates, as PEM text.
+    public var certificateChain: String
+    /// The private key of the first certificate, as unencrypted PEM text.
+    ///
+    /// - Warning: a secret; never log it.
+    public var privateKey: String
+
+    /// Creates an identity from PEM texts.
+    public init(certificateChain: String, privateKey: String) {
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+    }
+}

@@ -74,6 +74,85 @@ import Foundation
             return connection
         }
 
+        /// Runs the server side of the TLS handshake over an accepted `transport`.
+        ///
+        /// The client is not asked for a certificate.
+        ///
+        /// - Throws: ``TransportError`` `tlsHandshakeFailed` (bad identity, client gave up), any
+        ///   transport error, `CancellationError`. The transport is closed on failure.
+        public static func accept(over transport: any ByteStream, identity: TLSServerIdentity) async throws
+            -> TLSConnection
+        {
+            let session: Session
+            do {
+                session = try makeServerSession(identity: identity)
+            } catch {
+                transport.close()
+                throw error
+            }
+            let connection = TLSConnection(transport: transport, host: "client", session: session)
+            do {
+                try await connection.handshake()
+            } catch {
+                transport.close()
+                throw error
+            }
+            return connection
+        }
+
+        private static func makeServerSession(identity: TLSServerIdentity) throws -> Session {
+            func failure(_ detail: String) -> TransportError {
+                TransportError(
+                    kind: .tlsHandshakeFailed, operation: "tls-setup", detail: "\(detail): \(openSSLErrors())")
+            }
+            ERR_clear_error()
+            guard let context = SSL_CTX_new(TLS_server_method()) else { throw failure("SSL_CTX_new") }
+            _ = copenssl_ctx_set_min_proto_version(context, TLS1_2_VERSION)
+            let loaded = withMemoryBIO(identity.certificateChain) { bio -> Bool in
+                guard let leaf = PEM_read_bio_X509(bio, nil, nil, nil) else { return false }
+                defer { X509_free(leaf) }
+                guard SSL_CTX_use_certificate(context, leaf) == 1 else { return false }
+                while let intermediate = PEM_read_bio_X509(bio, nil, nil, nil) {
+                    // add1 takes its own reference, so ours is freed right after.
+                    _ = copenssl_ctx_add1_chain_cert(context, intermediate)
+                    X509_free(intermediate)
+                }
+                ERR_clear_error()
+                return true
+            }
+            let keyLoaded = withMemoryBIO(identity.privateKey) { bio -> Bool in
+                guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else { return false }
+                defer { EVP_PKEY_free(key) }
+                return SSL_CTX_use_PrivateKey(context, key) == 1 && SSL_CTX_check_private_key(context) == 1
+            }
+            guard loaded == true, keyLoaded == true else {
+                SSL_CTX_free(context)
+                throw failure("the server certificate or key could not be loaded")
+            }
+            guard let ssl = SSL_new(context) else {
+                SSL_CTX_free(context)
+                throw failure("SSL_new")
+            }
+            guard let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
+                SSL_free(ssl)
+                SSL_CTX_free(context)
+                throw failure("BIO_new")
+            }
+            _ = copenssl_bio_set_mem_eof_return(input, -1)
+            SSL_set_bio(ssl, input, output)
+            SSL_set_accept_state(ssl)
+            return Session(ssl: ssl, context: context, input: input, output: output)
+        }
+
+        private static func withMemoryBIO<T>(_ text: String, _ body: (OpaquePointer) -> T?) -> T? {
+            let bytes = Array(text.utf8)
+            return bytes.withUnsafeBytes { raw -> T? in
+                guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+                defer { BIO_free(bio) }
+                return body(bio)
+            }
+        }
+
         private static func makeSession(name: String, configuration: TLSConfiguration) throws -> Session {
             func failure(_ detail: String) -> TransportError {
                 TransportError(

@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(CryptoKit)
-    import CryptoKit
-#elseif canImport(COpenSSL)
-    import COpenSSL
-#endif
+import TidingsCore
 
 /// The client side of the RFC 6455 §4 opening handshake: builds the upgrade request and checks the
 /// server's answer.
@@ -57,7 +52,8 @@ struct WebSocketHandshake: Sendable {
 
     /// The `Sec-WebSocket-Accept` value a correct server answers for `key`.
     static func expectedAccept(for key: String) -> String {
-        Data(sha1(Array((key + acceptGUID).utf8))).base64EncodedString()
+        // SHA-1 only because RFC 6455 requires it; it protects nothing secret here.
+        Data(Insecure.SHA1.hash(Array((key + acceptGUID).utf8))).base64EncodedString()
     }
 
     /// Parses and validates the response head once `buffer` holds all of it.
@@ -123,17 +119,6 @@ struct WebSocketHandshake: Sendable {
         }
         return nil
     }
-}
-
-/// SHA-1, needed only for `Sec-WebSocket-Accept` (RFC 6455 requires it; it protects nothing secret).
-func sha1(_ bytes: [UInt8]) -> [UInt8] {
-    #if canImport(CryptoKit)
-        return Array(Insecure.SHA1.hash(data: bytes))
-    #else
-        var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
-        _ = SHA1(bytes, bytes.count, &digest)
-        return digest
-    #endif
 }
 
 /// Where a `ws://` or `wss://` URL points.

@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// libFuzzer targets for Tidings' wire decoders. Build with `./run <target>` (see README.md);
+/// `-parse-as-library` keeps Swift from emitting a `main` that would clash with libFuzzer's.
+let fuzzerSettings: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
+
+let package = Package(
+    name: "TidingsFuzz",
+    dependencies: [.package(name: "Tidings", path: "..")],
+    targets: [
+        // Owned by the WebSocket transport: feeds bytes to WebSocketFrameDecoder and the assembler.
+        .executableTarget(
+            name: "FuzzWebSocketFrame",
+            dependencies: [.product(name: "TidingsNet", package: "Tidings")],
+            swiftSettings: fuzzerSettings
+        ),
+        // Owned by the Socket.IO client (branch `socketio`): Engine.IO packet and payload decoder.
+        .executableTarget(
+            name: "FuzzEngineIOPacket",
+            dependencies: [.product(name: "TidingsNet", package: "Tidings")],
+            swiftSettings: fuzzerSettings
+        ),
+        // Owned by the Socket.IO client (branch `socketio`): Socket.IO packet decoder.
+        .executableTarget(
+            name: "FuzzSocketIOPacket",
+            dependencies: [.product(name: "TidingsNet", package: "Tidings")],
+            swiftSettings: fuzzerSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,270 @@
+import Foundation
+import TidingsCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An `HTTPClient` sends requests over its own `URLSession` with its own cookies.
+///
+/// Guarantees:
+/// - Cookies live in ``cookies``, private to this client: two clients (two accounts) never share a
+///   session, and `HTTPCookieStorage.shared` is never touched. Redirect responses' cookies are kept too.
+/// - A request's ``HTTPRequest/bearerToken`` goes only into the `Authorization` header, is dropped
+///   when a redirect leaves the request's host, and never appears in a log record or an error.
+/// - Each call is bounded by its timeout, measured on the configured clock, and honours task
+///   cancellation (the URLSession task is cancelled and `CancellationError` thrown).
+/// - With a ``Configuration/rateBudget``, every request first waits for the host's budget and every
+///   response (429 and `Retry-After`, `X-RateLimit-*`) is recorded into it.
+///
+/// For example:
+///
+/// ```swift
+/// let client = HTTPClient(configuration: .init(rateBudget: budget))
+/// var request = HTTPRequest(url: URL(string: "https://mastodon.social/api/v1/timelines/home")!)
+/// request.bearerToken = token
+/// let statuses = try await client.decode([Status].self, from: request)
+/// ```
+public final class HTTPClient: Sendable {
+    /// Settings shared by every request of one client.
+    public struct Configuration: Sendable {
+        /// The limit for one exchange when the request sets none.
+        public var timeout: Duration
+        /// The `User-Agent` header, unless a request sets its own.
+        public var userAgent: String?
+        /// The budget to wait on before and to inform after each request; `nil` for none.
+        public var rateBudget: RateBudget?
+        /// The clock for timeouts.
+        public var clock: any Clock<Duration>
+        /// The current date, for cookie expiry and `Retry-After` dates.
+        public var now: @Sendable () -> Date
+        /// Where request summaries go (method, host and path, status; never headers, query or body).
+        public var logger: Logger
+
+        /// The defaults: 30 s timeout, `Tidings` user agent, no budget, the continuous clock.
+        public init(
+            timeout: Duration = .seconds(30),
+            userAgent: String? = "Tidings",
+            rateBudget: RateBudget? = nil,
+            clock: any Clock<Duration> = ContinuousClock(),
+            now: @escaping @Sendable () -> Date = { Date() },
+            logger: Logger = .disabled
+        ) {
+            self.timeout = timeout
+            self.userAgent = userAgent
+            self.rateBudget = rateBudget
+            self.clock = clock
+            self.now = now
+            self.logger = logger
+        }
+    }
+
+    /// This client's cookies.
+    public let cookies: HTTPCookieJar
+    private let configuration: Configuration
+    private let session: URLSession
+    private let logger: Logger
+
+    /// Creates a client with an empty cookie jar.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        self.logger = configuration.logger.scoped("http")
+        let cookies = HTTPCookieJar(now: configuration.now)
+        self.cookies = cookies
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        // Cookies are ours alone: the session must neither read nor write any shared store.
+        sessionConfiguration.httpCookieStorage = nil
+        sessionConfiguration.httpShouldSetCookies = false
+        sessionConfiguration.httpCookieAcceptPolicy = .never
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        // The real limit is the clock-based timeout; URLSession's own must never fire first.
+        sessionConfiguration.timeoutIntervalForRequest = 7 * 24 * 3600
+        sessionConfiguration.timeoutIntervalForResource = 7 * 24 * 3600
+        session = URLSession(
+            configuration: sessionConfiguration, delegate: RedirectPolicy(cookies: cookies), delegateQueue: nil)
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    /// Sends `request` and returns the response, whatever its status.
+    ///
+    /// - Throws: ``HTTPError`` `transport`, `timedOut`, `invalidRequest`; `CancellationError`.
+    public func response(for request: HTTPRequest) async throws -> HTTPResponse {
+        guard let host = request.url.host?.lowercased(), let scheme = request.url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https"
+        else { throw HTTPError(.invalidRequest, request: request, underlying: "not an http(s) URL") }
+        if let budget = configuration.rateBudget { try await budget.acquire(host: host) }
+        let urlRequest = prepare(request)
+        let timeout = request.timeout ?? configuration.timeout
+        let session = self.session
+        let response: HTTPResponse
+        do {
+            response = try await withTimeout(
+                timeout, clock: configuration.clock,
+                timeoutError: { HTTPError(.timedOut, request: request, underlying: "no response within \(timeout)") }
+            ) {
+                try await Self.perform(urlRequest, session: session, request: request)
+            }
+        } catch let error as HTTPError {
+            logger.notice("\(request.method.rawValue) \(request.url.redactedForLogs) failed: \(error.kind.rawValue)")
+            throw error
+        }
+        cookies.store(setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url)
+        if let budget = configuration.rateBudget { await budget.record(response.rateLimitSignal, host: host) }
+        logger.debug("\(request.method.rawValue) \(request.url.redactedForLogs) → \(response.status)")
+        return response
+    }
+
+    /// Sends `request` and returns a 2xx response.
+    ///
+    /// - Throws: ``HTTPError`` `status` (with the server's message) for any other status, and
+    ///   everything ``response(for:)`` throws.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let response = try await response(for: request)
+        guard response.isSuccess else {
+            throw HTTPError(
+                .status, request: request, status: response.status, serverMessage: response.serverMessage,
+                response: response)
+        }
+        return response
+    }
+
+    /// Sends `request` and decodes the 2xx response's JSON body.
+    ///
+    /// - Throws: ``HTTPError`` `decoding` with the coding path of the bad field, and everything
+    ///   ``send(_:)`` throws.
+    public func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest, decoder: JSONDecoder = JSONDecoder())
+        async throws -> T
+    {
+        let response = try await send(request)
+        return try response.decode(type, decoder: decoder, request: request)
+    }
+
+    private func prepare(_ request: HTTPRequest) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.httpShouldHandleCookies = false
+        urlRequest.timeoutInterval = 7 * 24 * 3600
+        for (name, value) in request.headers { urlRequest.addValue(value, forHTTPHeaderField: name) }
+        if let userAgent = configuration.userAgent, request.headers["User-Agent"] == nil {
+            urlRequest.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+        }
+        if let token = request.bearerToken {
+            urlRequest.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        }
+        if let cookie = cookies.cookieHeader(for: request.url) {
+            let existing = request.headers["Cookie"].map { "\($0); " } ?? ""
+            urlRequest.setValue(existing + cookie, forHTTPHeaderField: "Cookie")
+        }
+        urlRequest.httpBody = request.body
+        return urlRequest
+    }
+
+    private static func perform(_ urlRequest: URLRequest, session: URLSession, request: HTTPRequest) async throws
+        -> HTTPResponse
+    {
+        let waiter = Locked<CheckedContinuation<(Data, URLResponse), any Error>?>(nil)
+        let task = session.dataTask(with: urlRequest) { data, response, error in
+            let continuation = waiter.withLock { slot in
+                defer { slot = nil }
+                return slot
+            }
+            if let error {
+                continuation?.resume(throwing: error)
+            } else if let response {
+                continuation?.resume(returning: (data ?? Data(), response))
+            } else {
+                continuation?.resume(throwing: URLError(.badServerResponse))
+            }
+        }
+        let (data, urlResponse): (Data, URLResponse)
+        do {
+            (data, urlResponse) = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    waiter.withLock { $0 = continuation }
+                    task.resume()
+                }
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            let detail =
+                (error as? URLError).map { "URLError \($0.code.rawValue)" } ?? String(describing: type(of: error))
+            throw HTTPError(.transport, request: request, underlying: detail)
+        }
+        guard let http = urlResponse as? HTTPURLResponse else {
+            throw HTTPError(.transport, request: request, underlying: "not an HTTP response")
+        }
+        return HTTPResponse(
+            status: http.statusCode, headers: Self.headers(of: http), body: data, url: http.url ?? request.url)
+    }
+
+    static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for (key, value) in response.allHeaderFields {
+            guard let name = key as? String, let value = value as? String else { continue }
+            if name.caseInsensitiveCompare("Set-Cookie") == .orderedSame {
+                // Foundation joins repeated Set-Cookie fields with ", "; split them back apart.
+                for cookie in splitSetCookie(value) { headers.add(name: name, value: cookie) }
+            } else {
+                headers.add(name: name, value: value)
+            }
+        }
+        return headers
+    }
+
+    /// Splits a comma-joined `Set-Cookie` value at commas that start a new `name=` pair, leaving
+    /// commas inside `Expires` dates alone.
+    static func splitSetCookie(_ combined: String) -> [String] {
+        var result: [String] = []
+        var current = ""
+        var index = combined.startIndex
+        while index < combined.endIndex {
+            let character = combined[index]
+            if character == ",", startsCookiePair(combined[combined.index(after: index)...]) {
+                result.append(current.trimmingCharacters(in: .whitespaces))
+                current = ""
+            } else {
+                current.append(character)
+            }
+            index = combined.index(after: index)
+        }
+        let last = current.trimmingCharacters(in: .whitespaces)
+        if !last.isEmpty { result.append(last) }
+        return result
+    }
+
+    private static func startsCookiePair(_ text: Substring) -> Bool {
+        let trimmed = text.drop { $0 == " " }
+        guard let equals = trimmed.firstIndex(of: "=") else { return false }
+        let name = trimmed[..<equals]
+        return !name.isEmpty && !name.contains { $0 == " " || $0 == ";" || $0 == "," }
+    }
+}
+
+/// Keeps redirects safe and stateful: cookies set by the redirect response are stored, the next
+/// request carries the jar's cookies for its own URL, and `Authorization` does not follow to
+/// another host.
+private final class RedirectPolicy: NSObject, URLSessionTaskDelegate, Sendable {
+    let cookies: HTTPCookieJar
+
+    init(cookies: HTTPCookieJar) { self.cookies = cookies }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        var next = request
+        if let from = response.url {
+            cookies.store(setCookieHeaders: HTTPClient.headers(of: response).values(for: "Set-Cookie"), from: from)
+        }
+        let originalHost = task.originalRequest?.url?.host?.lowercased()
+        if let url = next.url {
+            if url.host?.lowercased() != originalHost { next.setValue(nil, forHTTPHeaderField: "Authorization") }
+            next.setValue(cookies.cookieHeader(for: url), forHTTPHeaderField: "Cookie")
+        }
+        completionHandler(next)
+    }
+}

@@ -1,0 +1,148 @@
+"""HTTP test peer: an aiohttp server on 127.0.0.1 for the HTTP client's interop tests.
+
+Usage: http_peer.py --port 0      (prints `READY <port>` once listening)
+
+Routes:
+  GET  /cookies/set?name=N&value=V[&max_age=S]  sets one cookie (Max-Age when given)
+  GET  /cookies/set-two                          sets two cookies in one response, one with an Expires date
+  GET  /cookies                                  the cookies the request carried, as JSON
+  GET  /redirect                                 302 to /cookies, setting cookie `hop=1` on the way
+  POST /multipart                                what aiohttp parsed: fields and files (name, size, sha256, type)
+  POST /form                                     the parsed form fields as a JSON list of pairs
+  GET  /ratelimited                              429 with Retry-After: 120 and X-RateLimit-* headers
+  GET  /error                                    422 with {"error": "Validation failed: text is too long"}
+  GET  /json                                     {"items": [...]} whose second item has a bad `count`
+  GET  /slow                                     answers after 60 s
+  GET  /headers                                  Authorization, User-Agent and the query string, as JSON
+  GET  /page                                     a Link header with next and prev
+"""
+
+import argparse
+import asyncio
+import hashlib
+import signal
+
+from aiohttp import web
+
+
+async def set_cookie(request):
+    response = web.json_response({})
+    max_age = request.query.get("max_age")
+    response.set_cookie(
+        request.query["name"], request.query["value"], max_age=int(max_age) if max_age else None, path="/"
+    )
+    return response
+
+
+async def set_two(request):
+    response = web.json_response({})
+    response.set_cookie("first", "1", path="/")
+    response.set_cookie("second", "2", path="/", expires="Fri, 01 Jan 2100 00:00:00 GMT")
+    return response
+
+
+async def cookies(request):
+    return web.json_response(dict(request.cookies))
+
+
+async def redirect(request):
+    response = web.HTTPFound("/cookies")
+    response.set_cookie("hop", "1", path="/")
+    raise response
+
+
+async def multipart(request):
+    reader = await request.multipart()
+    fields, files = {}, {}
+    async for part in reader:
+        data = await part.read(decode=False)
+        if part.filename is None:
+            fields[part.name] = data.decode("utf-8")
+        else:
+            files[part.name] = {
+                "filename": part.filename,
+                "content_type": part.headers.get("Content-Type"),
+                "size": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+    return web.json_response({"fields": fields, "files": files})
+
+
+async def form(request):
+    data = await request.post()
+    return web.json_response([[key, value] for key, value in data.items()])
+
+
+async def ratelimited(request):
+    return web.json_response(
+        {"error": "Too many requests"},
+        status=429,
+        headers={"Retry-After": "120", "X-RateLimit-Limit": "300", "X-RateLimit-Remaining": "0"},
+    )
+
+
+async def error(request):
+    return web.json_response({"error": "Validation failed: text is too long"}, status=422)
+
+
+async def json_items(request):
+    return web.json_response({"items": [{"id": "1", "count": 2}, {"id": "2", "count": "three"}]})
+
+
+async def slow(request):
+    await asyncio.sleep(60)
+    return web.json_response({})
+
+
+async def headers(request):
+    return web.json_response(
+        {
+            "authorization": request.headers.get("Authorization"),
+            "user_agent": request.headers.get("User-Agent"),
+            "query": request.query_string,
+        }
+    )
+
+
+async def page(request):
+    base = f"http://{request.host}/page"
+    return web.json_response(
+        [], headers={"Link": f'<{base}?max_id=100>; rel="next", <{base}?min_id=200>; rel="prev"'}
+    )
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    app = web.Application()
+    app.add_routes(
+        [
+            web.get("/cookies/set", set_cookie),
+            web.get("/cookies/set-two", set_two),
+            web.get("/cookies", cookies),
+            web.get("/redirect", redirect),
+            web.post("/multipart", multipart),
+            web.post("/form", form),
+            web.get("/ratelimited", ratelimited),
+            web.get("/error", error),
+            web.get("/json", json_items),
+            web.get("/slow", slow),
+            web.get("/headers", headers),
+            web.get("/page", page),
+        ]
+    )
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", args.port)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]
+    print(f"READY {port}", flush=True)
+    stop = asyncio.get_running_loop().create_future()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set_result, None)
+    await stop
+    await runner.cleanup()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,96 @@
+"""WebSocket test peer: the `websockets` library's server on 127.0.0.1, optionally with TLS.
+
+Usage: ws_peer.py --port 0 [--tls-cert server.pem --tls-key server.key]
+Prints `READY <port>` once listening. Behaviour by request path:
+  /echo            echo every message back, same type
+  /close/<code>    send one text "closing", then close with <code> and reason "server says bye"
+  /fragments       send a text message as fragments "frag"+"ment"+"ed ✓", then a binary one in 3 fragments
+  /ping            ping the client, wait for its pong, then send text "pong received"
+  /headers         send a JSON text of selected request headers and the chosen subprotocol
+  anything else    echo
+"""
+
+import argparse
+import asyncio
+import json
+import signal
+import ssl
+
+from websockets.asyncio.server import serve
+
+
+async def handler(ws):
+    path = ws.request.path
+    if path.startswith("/close/"):
+        code = int(path.rsplit("/", 1)[1])
+        await ws.send("closing")
+        await ws.close(code=code, reason="server says bye")
+        return
+    if path == "/fragments":
+        await ws.send(["frag", "ment", "ed ✓"])
+        await ws.send([b"\x00\x01", b"", b"\x02\xff"])
+        async for message in ws:
+            await ws.send(message)
+        return
+    if path == "/ping":
+        waiter = await ws.ping(b"peer-ping")
+        await asyncio.wait_for(waiter, timeout=10)
+        await ws.send("pong received")
+        async for message in ws:
+            await ws.send(message)
+        return
+    if path == "/headers":
+        headers = ws.request.headers
+        await ws.send(
+            json.dumps(
+                {
+                    "authorization": headers.get("Authorization"),
+                    "origin": headers.get("Origin"),
+                    "cookie": headers.get("Cookie"),
+                    "subprotocol": ws.subprotocol,
+                }
+            )
+        )
+        async for message in ws:
+            await ws.send(message)
+        return
+    async for message in ws:
+        await ws.send(message)
+
+
+def select_subprotocol(connection, offered):
+    """Accepts clients offering no subprotocol; otherwise picks the first known one they offer."""
+    for name in offered:
+        if name in ("chat.v2", "chat.v1"):
+            return name
+    return None
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
+    args = parser.parse_args()
+    context = None
+    if args.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+    stop = asyncio.get_running_loop().create_future()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set_result, None)
+    async with serve(
+        handler,
+        "127.0.0.1",
+        args.port,
+        ssl=context,
+        max_size=None,
+        ping_interval=None,
+        select_subprotocol=select_subprotocol,
+    ) as server:
+        port = server.sockets[0].getsockname()[1]
+        print(f"READY {port}", flush=True)
+        await stop
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

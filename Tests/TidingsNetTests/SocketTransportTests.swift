@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import TidingsCore
+
+@testable import TidingsNet
+
+@Suite struct SocketTransportTests {
+    @Test func bytesTravelBothWaysAndCloseIsSeenAsEndOfStream() async throws {
+        let listener = try TCPListener.bind(port: 0)
+        #expect(listener.port > 0)
+        async let accepted = listener.accept()
+        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, timeout: .seconds(10))
+        let server = try await accepted
+        try await client.write(Array("hello".utf8))
+        var received: [UInt8] = []
+        while received.count < 5 { received += try await server.read() }
+        #expect(received == Array("hello".utf8))
+        try await server.write([1, 2, 3])
+        var back: [UInt8] = []
+        while back.count < 3 { back += try await client.read() }
+        #expect(back == [1, 2, 3])
+        client.close()
+        #expect(try await server.read() == [])
+        server.close()
+        listener.close()
+    }
+
+    @Test func aLargeWriteCompletesWhileTheReaderDrainsSlowly() async throws {
+        let listener = try TCPListener.bind(port: 0)
+        async let accepted = listener.accept()
+        let client = try await TCPConnection.connect(host: "localhost", port: listener.port)
+        let server = try await accepted
+        // 8 MiB is far more than the socket buffers hold, so the writer must wait for writability.
+        let payload = (0..<(8 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        async let written: Void = client.write(payload)
+        var received: [UInt8] = []
+        received.reserveCapacity(payload.count)
+        while received.count < payload.count {
+            let chunk = try await server.read()
+            #expect(!chunk.isEmpty)
+            if chunk.isEmpty { break }
+            received += chunk
+        }
+        try await written
+        #expect(received == payload)
+    }
+
+    @Test func closingWakesAPendingReadWithClosed() async throws {
+        let listener = try TCPListener.bind(port: 0)
+        async let accepted = listener.accept()
+        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
+        let server = try await accepted
+        let reader = Task { try await client.read() }
+        // The read is parked on the reactor; closing must wake it rather than leave it hanging.
+        client.close()
+        await #expect(throws: TransportError.self) { _ = try await reader.value }
+        server.close()
+    }
+
+    @Test func cancellingAPendingReadThrowsCancellationError() async throws {
+        let listener = try TCPListener.bind(port: 0)
+        async let accepted = listener.accept()
+        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
+        let server = try await accepted
+        let reader = Task { try await client.read() }
+        reader.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await reader.value }
+        // No bytes were lost: the connection still reads what comes next.
+        try await server.write([42])
+        #expect(try await client.read() == [42])
+        client.close()
+        server.close()
+    }
+
+    @Test func aSecondConcurrentReadIsRefused() async throws {
+        let listener = try TCPListener.bind(port: 0)
+        async let accepted = listener.accept()
+        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
+        let server = try await accepted
+        try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    do {
+                        return try await client.read()
+                    } catch let error as TransportError where error.kind == .concurrentRead {
+                        return nil
+                    }
+                }
+            }
+            // Nothing was sent yet, so the first to finish must be the refused reader.
+            #expect(try await group.next() == .some(nil))
+            try await server.write([7])
+            #expect(try await group.next() == .some([7]))
+        }
+        client.close()
+        server.close()
+    }
+
+    @Test func connectingToAClosedPortIsRefused() async throws {
+        let listener = try TCPListener.bind(port: 0)
+        let port = listener.port
+        listener.close()
+        await #expect {
+            _ = try await TCPConnection.connect(host: "127.0.0.1", port: port)
+        } throws: { error in
+            (error as? TransportError)?.kind == .connectionRefused
+        }
+    }
+
+    @Test func anUnknownHostIsHostNotFound() async throws {
+        await #expect {
+            _ = try await TCPConnection.connect(host: "no-such-host.invalid", port: 80)
+        } throws: { error in
+            (error as? TransportError)?.kind == .hostNotFound
+        }
+    }
+
+    @Test func closingTheListenerWakesAPendingAccept() async throws {
+        let listener = try TCPListener.bind(port: 0)
+        let acceptor = Task { try await listener.accept() }
+        listener.close()
+        await #expect {
+            _ = try await acceptor.value
+        } throws: { error in
+            (error as? TransportError)?.kind == .closed
+        }
+    }
+
+    @Test func aTimeoutOnTheVirtualClockCancelsTheOperation() async throws {
+        let clock = TestClock()
+        let listener = try TCPListener.bind(port: 0)
+        let attempt = Task {
+            try await withTimeout(
+                .seconds(5), clock: clock, timeoutError: { TransportError(kind: .timedOut, operation: "accept") }
+            ) { try await listener.accept() }
+        }
+        // Nobody connects; only virtual time passes.
+        #expect(await clock.waitForSleepers(1))
+        await clock.advance(by: .seconds(4))
+        #expect(clock.pendingSleepers == 1)
+        await clock.advance(by: .seconds(1))
+        await #expect {
+            _ = try await attempt.value
+        } throws: { error in
+            (error as? TransportError)?.kind == .timedOut
+        }
+        listener.close()
+    }
+}

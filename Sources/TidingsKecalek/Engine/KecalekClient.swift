@@ -103,6 +103,9 @@ public actor KecalekClient {
     var syncsInFlight: [String: Int] = [:]
     /// `new_message` notifications that arrived while a sync of their conversation ran.
     var bufferedNewMessages: [String: [KecalekWireMessage]] = [:]
+    /// IDs a `message_deleted` notification removed while a sync of their conversation ran: a page
+    /// fetched before the deletion may still carry them, and writing it must not bring them back.
+    var deletedDuringSync: [String: Set<String>] = [:]
     /// Read receipts seen since launch; never cached.
     var readReceipts: [String: [String: [KecalekReadReceipt]]] = [:]
 

@@ -89,6 +89,9 @@ public actor KecalekClient {
     private var hasConnected = false
     private var closed = false
     private var reconnectTask: Task<Void, Never>?
+    /// Bumped when a reconnect loop starts or a connection opens, so that a loop that is no longer
+    /// the current one stops instead of racing the new one.
+    private var reconnectEpoch = 0
     private var connectAttempt: Task<Void, any Error>?
     private var pending: [String: PendingRequest] = [:]
     private var waiters: [UUID: CheckedContinuation<Bool, Never>] = [:]
@@ -173,6 +176,10 @@ public actor KecalekClient {
         generation += 1
         let current = generation
         channel = opened
+        // Cleared in the same actor turn as the channel is set: if this connection ends at once, the
+        // next `connectionEnded` must be free to start a new reconnect loop.
+        reconnectTask = nil
+        reconnectEpoch += 1
         setState(.connected)
         Task { await self.readLoop(opened, generation: current) }
         for (_, waiter) in waiters { waiter.resume(returning: true) }
@@ -238,21 +245,24 @@ public actor KecalekClient {
     private func startReconnecting() {
         guard reconnectTask == nil else { return }
         setState(.connecting)
+        reconnectEpoch += 1
+        let epoch = reconnectEpoch
         reconnectTask = Task {
             var failures = 0
-            while !Task.isCancelled {
+            while !Task.isCancelled, epoch == reconnectEpoch {
                 let delay = configuration.reconnectDelay(afterFailures: failures)
                 do { try await clock.sleep(for: delay) } catch { break }
+                guard epoch == reconnectEpoch else { break }
                 if await attemptReconnect() { break }
                 failures += 1
             }
         }
     }
 
+    /// True when the loop should stop: connected (``openConnection()`` already ended the loop) or closed.
     private func attemptReconnect() async -> Bool {
         do {
             try await connect()
-            reconnectTask = nil
             return true
         } catch {
             if closed { return true }

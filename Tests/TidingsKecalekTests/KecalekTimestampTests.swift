@@ -40,3 +40,15 @@ import Testing
     #expect(
         KecalekTimestamp(microseconds: micros, style: .millisecondsWithOffset).text == "2026-02-15T23:15:45.123+01:00")
 }
+
+@Test func extremeInstantsFormatAndMoveWithoutTrapping() {
+    let last = KecalekTimestamp(microseconds: .max, style: .millisecondsWithOffset)
+    #expect(last.microseconds == .max)
+    #expect(last.text.hasSuffix("+01:00"))
+    #expect(KecalekTimestamp(microseconds: .min).text.hasPrefix("-"))
+    let now = KecalekTimestamp(microseconds: 1_771_193_745_123_456)
+    #expect(now.adding(.seconds(Int64.max)).microseconds == .max)
+    #expect(now.adding(.seconds(Int64.min)).microseconds == .min)
+    #expect(now.adding(.milliseconds(1500)).microseconds == 1_771_193_746_623_456)
+    #expect(now.adding(.microseconds(-1)).microseconds == 1_771_193_745_123_455)
+}

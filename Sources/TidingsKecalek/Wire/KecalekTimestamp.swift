@@ -50,10 +50,16 @@ public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConv
     public var description: String { text }
 
     /// The same instant moved by `duration` (sub-microsecond parts are dropped), in `style`.
+    ///
+    /// Saturates at the ends of the `Int64` microsecond range instead of trapping.
     public func adding(_ duration: Duration, style: Style = .fractional) -> KecalekTimestamp {
         let (seconds, attoseconds) = duration.components
+        let (scaled, scaleOverflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        let (delta, deltaOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000)
+        let (sum, sumOverflow) = microseconds.addingReportingOverflow(delta)
+        let saturated = duration < .zero ? Int64.min : Int64.max
         return KecalekTimestamp(
-            microseconds: microseconds + seconds * 1_000_000 + attoseconds / 1_000_000_000_000, style: style)
+            microseconds: scaleOverflow || deltaOverflow || sumOverflow ? saturated : sum, style: style)
     }
 
     // MARK: Parsing
@@ -133,7 +139,10 @@ public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConv
 
     private static func format(_ microseconds: Int64, style: Style) -> String {
         let offsetSeconds: Int64 = style == .millisecondsWithOffset ? 3600 : 0
-        let local = microseconds + offsetSeconds * 1_000_000
+        // `microseconds` may come from a cache file; at the very end of the range the offset is dropped
+        // rather than trapping.
+        let (shifted, overflow) = microseconds.addingReportingOverflow(offsetSeconds * 1_000_000)
+        let local = overflow ? microseconds : shifted
         var seconds = local / 1_000_000
         var micros = local % 1_000_000
         if micros < 0 {

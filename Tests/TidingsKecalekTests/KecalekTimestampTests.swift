@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TidingsKecalek
@@ -51,4 +52,16 @@ import Testing
     #expect(now.adding(.seconds(Int64.min)).microseconds == .min)
     #expect(now.adding(.milliseconds(1500)).microseconds == 1_771_193_746_623_456)
     #expect(now.adding(.microseconds(-1)).microseconds == 1_771_193_745_123_455)
+}
+
+@Test func codableKeepsTheServersTextAndRejectsGarbage() throws {
+    let original = try #require(KecalekTimestamp("2026-02-15 22:15:45,5+0100"))
+    let encoded = try JSONEncoder().encode([original])
+    #expect(String(decoding: encoded, as: UTF8.self) == #"["2026-02-15 22:15:45,5+0100"]"#)
+    let decoded = try JSONDecoder().decode([KecalekTimestamp].self, from: encoded)
+    #expect(decoded == [original])
+    #expect(decoded.first?.text == original.text)
+    #expect(throws: DecodingError.self) {
+        try JSONDecoder().decode([KecalekTimestamp].self, from: Data(#"["yesterday"]"#.utf8))
+    }
 }

@@ -3,7 +3,7 @@
 /// The server's own text is kept (``text``) because `after_ts` and `since` are sent back exactly
 /// as the server wrote them; ordering and equality use ``microseconds`` since the Unix epoch in
 /// UTC. A timestamp without a zone is UTC.
-public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
     /// The text as received (or as formatted by ``init(microseconds:style:)``).
     public let text: String
     /// Microseconds since 1970-01-01T00:00:00Z; finer fractions are truncated.
@@ -48,6 +48,25 @@ public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConv
     }
 
     public var description: String { text }
+
+    /// Decodes the ISO 8601 text, kept exactly as written.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the string is not an ISO 8601 date-time.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let parsed = KecalekTimestamp(text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "not an ISO 8601 date-time (\(text.utf8.count) bytes)")
+        }
+        self = parsed
+    }
+
+    /// Encodes ``text``, so a decoded timestamp encodes back to the server's own text.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
 
     /// The same instant moved by `duration` (sub-microsecond parts are dropped), in `style`.
     ///

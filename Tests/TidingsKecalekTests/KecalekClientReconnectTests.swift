@@ -28,6 +28,16 @@ import TidingsSandbox
     }
 }
 
+@Test func reconnectDelaysDoubleUpToTheCapWithoutOverflowing() {
+    let standard = KecalekClient.Configuration(userID: "alice")
+    #expect((0...6).map(standard.reconnectDelay(afterFailures:)) == [1, 2, 4, 8, 16, 30, 30].map(Duration.seconds))
+    #expect(standard.reconnectDelay(afterFailures: .max) == .seconds(30))
+    let uncapped = KecalekClient.Configuration(
+        userID: "alice", initialReconnectDelay: .seconds(Int64.max / 4), maximumReconnectDelay: .seconds(Int64.max))
+    #expect(uncapped.reconnectDelay(afterFailures: 0) == .seconds(Int64.max / 4))
+    #expect(uncapped.reconnectDelay(afterFailures: 16) == .seconds(Int64.max))
+}
+
 /// A transport whose listed attempts (1-based) open a connection that has already ended.
 private final class FlakyTransport: KecalekTransport, @unchecked Sendable {
     private let lock = NSLock()

@@ -59,8 +59,11 @@ public actor KecalekClient {
 
         /// The wait before reconnect attempt `failures + 1`: doubling from the initial delay, capped.
         public func reconnectDelay(afterFailures failures: Int) -> Duration {
-            var delay = initialReconnectDelay
-            for _ in 0..<min(failures, 16) where delay < maximumReconnectDelay { delay *= 2 }
+            var delay = max(initialReconnectDelay, .zero)
+            for _ in 0..<min(failures, 16) where delay < maximumReconnectDelay {
+                // Capped before doubling: `.seconds(.max)` as "no cap" must not overflow Duration.
+                delay = delay > maximumReconnectDelay / 2 ? maximumReconnectDelay : delay * 2
+            }
             return min(delay, maximumReconnectDelay)
         }
     }

@@ -97,7 +97,7 @@ public actor KecalekClient {
     private var reconnectEpoch = 0
     private var connectAttempt: Task<Void, any Error>?
     private var pending: [String: PendingRequest] = [:]
-    private var waiters: [UUID: CheckedContinuation<Bool, Never>] = [:]
+    private var waiters: [UUID: Waiter] = [:]
 
     /// Conversations opened with offset 0; refreshed after a reconnect.
     var openConversations: [String] = []
@@ -114,6 +114,11 @@ public actor KecalekClient {
     var deletedDuringSync: [String: Set<String>] = [:]
     /// Read receipts seen since launch; never cached.
     var readReceipts: [String: [String: [KecalekReadReceipt]]] = [:]
+
+    private struct Waiter {
+        let continuation: CheckedContinuation<Bool, Never>
+        let timer: Task<Void, Never>
+    }
 
     private struct PendingRequest {
         let type: String
@@ -185,8 +190,7 @@ public actor KecalekClient {
         reconnectEpoch += 1
         setState(.connected)
         Task { await self.readLoop(opened, generation: current) }
-        for (_, waiter) in waiters { waiter.resume(returning: true) }
-        waiters.removeAll()
+        resumeWaiters(connected: true)
         let isReconnect = hasConnected
         hasConnected = true
         if isReconnect {
@@ -204,8 +208,7 @@ public actor KecalekClient {
         channel = nil
         failPending(.closed)
         setState(.disconnected)
-        for (_, waiter) in waiters { waiter.resume(returning: false) }
-        waiters.removeAll()
+        resumeWaiters(connected: false)
         await open?.close()
         changeContinuation.finish()
     }
@@ -386,15 +389,25 @@ public actor KecalekClient {
             continuation.resume(returning: false)
             return
         }
-        waiters[id] = continuation
-        Task { [clock] in
-            try? await clock.sleep(for: wait)
+        let timer = Task { [clock] in
+            do { try await clock.sleep(for: wait) } catch { return }
             self.expireWaiter(id)
         }
+        waiters[id] = Waiter(continuation: continuation, timer: timer)
     }
 
     private func expireWaiter(_ id: UUID) {
-        waiters.removeValue(forKey: id)?.resume(returning: false)
+        waiters.removeValue(forKey: id)?.continuation.resume(returning: false)
+    }
+
+    /// Answers every waiting request; their timers are cancelled so no sleeper outlives its wait.
+    private func resumeWaiters(connected: Bool) {
+        let answered = waiters
+        waiters.removeAll()
+        for (_, waiter) in answered {
+            waiter.timer.cancel()
+            waiter.continuation.resume(returning: connected)
+        }
     }
 
     // MARK: Inbound

@@ -275,18 +275,7 @@ extension KecalekClient {
         let announced = deletedDuringSync[conversationID] ?? []
         try cache.write { writer in
             for element in data["messages"]?.arrayValue ?? [] {
-                let wire: KecalekWireMessage
-                do {
-                    wire = try KecalekWireMessage(json: element, conversationID: conversationID)
-                } catch {
-                    page.issues.append(issue(for: element, conversationID: conversationID, error: error))
-                    continue
-                }
-                guard wire.conversationID == conversationID else {
-                    page.issues.append(
-                        KecalekMessageIssue(
-                            messageID: wire.messageID, conversationID: conversationID,
-                            error: KecalekError(.malformedMessage, detail: "belongs to another conversation")))
+                guard let wire = decodeWire(element, conversationID: conversationID, issues: &page.issues) else {
                     continue
                 }
                 // Deleted by a notification that overtook this page: storing it would resurrect it.

@@ -77,7 +77,8 @@ extension KecalekClient {
     ///
     /// Meant for prefetching and for measuring: memory stays bounded by one page.
     /// - Returns: How many messages were stored and what crossed the wire; stops at the first failure,
-    ///   keeping the pages already stored.
+    ///   keeping the pages already stored. A server that answers a page with the same messages as the
+    ///   page before (it ignores `offset`) stops the fetch with ``KecalekError/server`` instead of looping.
     public func fetchAll(conversation conversationID: String, pageSize: Int = 500) async -> KecalekBackfill {
         await tracked(conversationID) { await self.backfill(conversationID, pageSize: pageSize) }
     }
@@ -86,6 +87,7 @@ extension KecalekClient {
         var result = KecalekBackfill(conversationID: conversationID)
         let pageSize = max(1, pageSize)
         var offset = 0
+        var previousIDs: [String] = []
         while true {
             let (outcome, record) = await request(
                 "get_messages",
@@ -99,7 +101,17 @@ extension KecalekClient {
                 result.failure = record.failure
                 return result
             }
-            let count = response.data["messages"]?.arrayValue?.count ?? 0
+            let raw = response.data["messages"]?.arrayValue ?? []
+            let count = raw.count
+            // A server that ignores `offset` answers every request with the same full page: without this
+            // check the loop would never end.
+            let ids = raw.compactMap { $0["message_id"]?.identifierValue }
+            if !ids.isEmpty, ids == previousIDs {
+                result.failure = KecalekError(
+                    .server, operation: "get_messages", detail: "the page at offset \(offset) repeats the previous one")
+                return result
+            }
+            previousIDs = ids
             do {
                 let applied = try storePage(response.data, conversationID: conversationID, keep: false)
                 result.stored += applied.newIDs.count

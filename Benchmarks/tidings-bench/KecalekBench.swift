@@ -129,7 +129,7 @@ private func kecalekK2(_ reporter: BenchReporter) async throws {
         let page = await client.messages(conversation: conversation)
         let elapsed = started.duration(to: clock.now)
         guard page.messages.count == 50 else { throw KecalekError.cache }
-        engine.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+        engine.append(elapsed.inSeconds * 1000)
     }
     let note =
         "cache of \(conversations * perConversation) messages in \(conversations) conversations (filled in "

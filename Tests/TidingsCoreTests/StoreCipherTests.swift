@@ -81,18 +81,7 @@ import Testing
             }
         }
         // Damage the messages index page, leaving the outbox and the key check readable.
-        let (pageSize, rootPage) = try Database(path: path, schema: TestSchema.schema).read { db in
-            (
-                try db.fetchOne(Int.self, "PRAGMA page_size") ?? 4096,
-                try db.fetchOne(
-                    Int.self, "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_messages_1'") ?? 0
-            )
-        }
-        #expect(rootPage > 1)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: UInt64(pageSize * (rootPage - 1)))
-        handle.write(Data(repeating: 0x5A, count: pageSize))
-        try handle.close()
+        #expect(try TestSchema.damageMessagesIndex(path, fill: 0x5A) > 1)
 
         #expect(throws: StoreError.wrongKey) { try open(path, key: SymmetricKey.random()) }
         #expect(try directory.files() == ["store.sqlite"])

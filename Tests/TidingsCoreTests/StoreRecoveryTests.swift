@@ -140,21 +140,7 @@ import Testing
 
     /// Overwrites the root page of the messages primary-key index: the table data stays intact.
     private func damageMessagesIndex(_ path: String) throws {
-        let (pageSize, rootPage) = try {
-            let database = try Database(path: path, schema: TestSchema.schema)
-            return try database.read { db in
-                (
-                    try db.fetchOne(Int.self, "PRAGMA page_size") ?? 4096,
-                    try db.fetchOne(
-                        Int.self, "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_messages_1'") ?? 0
-                )
-            }
-        }()
-        #expect(rootPage > 1)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: UInt64(pageSize * (rootPage - 1)))
-        handle.write(Data(repeating: 0xA5, count: pageSize))
-        try handle.close()
+        #expect(try TestSchema.damageMessagesIndex(path) > 1)
     }
 
     @Test func aFutureSchemaIsMovedAsideAndDurableTablesCopied() throws {

@@ -22,9 +22,12 @@ import TidingsSandbox
             try await harness.server.post(conversation: KecalekHarness.conversation, from: "bob", text: "two")
                 .messageID,
         ]
-        _ = await eventually {
-            harness.recorder.contains { if case .messagesStored(_, let ids) = $0 { ids == [newIDs[1]] } else { false } }
-        }
+        #expect(
+            await eventually {
+                harness.recorder.contains {
+                    if case .messagesStored(_, let ids) = $0 { ids == [newIDs[1]] } else { false }
+                }
+            })
         return (
             try harness.cache.newestMessages(conversationID: KecalekHarness.conversation, limit: 100), newIDs, deleted
         )

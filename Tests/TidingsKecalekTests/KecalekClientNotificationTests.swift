@@ -116,7 +116,14 @@ import TidingsSandbox
         #expect(await harness.takeLog().isEmpty)
         // A conversation that was never opened is left for its first open.
         _ = try await harness.server.post(conversation: "random", from: "bob", text: "jinde")
-        _ = await eventually { harness.recorder.all.count > 100 }
+        // Notifications are applied in order: once a later one is stored, the one for "random" was handled.
+        let barrier = try await harness.server.post(conversation: conversation, from: "bob", text: "potom")
+        #expect(
+            await eventually {
+                harness.recorder.contains {
+                    $0 == .messagesStored(conversationID: conversation, messageIDs: [barrier.messageID])
+                }
+            })
         #expect(try harness.cache.messageCount(conversationID: "random") == 0)
     }
 

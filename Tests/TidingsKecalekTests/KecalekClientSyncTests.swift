@@ -143,6 +143,9 @@ import TidingsSandbox
         await harness.clock.advance(by: .seconds(1))
         let page = await waiting.value
         #expect(page.source.isFull)
+        // The request's 10 s wait ended with the reconnect: its timer sleeps no more (nothing else does).
+        await harness.recorder.wait { if case .refreshed = $0 { true } else { false } }
+        #expect(await eventually { harness.clock.pendingSleepers == 0 })
     }
 
     @Test func requestsWhileDisconnectedFailClearlyAfterTheWait() async throws {

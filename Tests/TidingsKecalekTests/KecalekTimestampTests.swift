@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TidingsKecalek
@@ -39,4 +40,28 @@ import Testing
     #expect(KecalekTimestamp(microseconds: micros, style: .seconds).text == "2026-02-15T22:15:45")
     #expect(
         KecalekTimestamp(microseconds: micros, style: .millisecondsWithOffset).text == "2026-02-15T23:15:45.123+01:00")
+}
+
+@Test func extremeInstantsFormatAndMoveWithoutTrapping() {
+    let last = KecalekTimestamp(microseconds: .max, style: .millisecondsWithOffset)
+    #expect(last.microseconds == .max)
+    #expect(last.text.hasSuffix("+01:00"))
+    #expect(KecalekTimestamp(microseconds: .min).text.hasPrefix("-"))
+    let now = KecalekTimestamp(microseconds: 1_771_193_745_123_456)
+    #expect(now.adding(.seconds(Int64.max)).microseconds == .max)
+    #expect(now.adding(.seconds(Int64.min)).microseconds == .min)
+    #expect(now.adding(.milliseconds(1500)).microseconds == 1_771_193_746_623_456)
+    #expect(now.adding(.microseconds(-1)).microseconds == 1_771_193_745_123_455)
+}
+
+@Test func codableKeepsTheServersTextAndRejectsGarbage() throws {
+    let original = try #require(KecalekTimestamp("2026-02-15 22:15:45,5+0100"))
+    let encoded = try JSONEncoder().encode([original])
+    #expect(String(decoding: encoded, as: UTF8.self) == #"["2026-02-15 22:15:45,5+0100"]"#)
+    let decoded = try JSONDecoder().decode([KecalekTimestamp].self, from: encoded)
+    #expect(decoded == [original])
+    #expect(decoded.first?.text == original.text)
+    #expect(throws: DecodingError.self) {
+        try JSONDecoder().decode([KecalekTimestamp].self, from: Data(#"["yesterday"]"#.utf8))
+    }
 }

@@ -175,18 +175,7 @@ public final class Database: @unchecked Sendable {
     ///   timeout; ``StoreError/misuse`` when called from inside another access on the same thread; other
     ///   ``StoreError``s from `COMMIT`, after which the transaction is rolled back.
     public func write<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
-        try withConnection { db throws -> T in
-            try db.execute("BEGIN IMMEDIATE")
-            let value: T
-            do {
-                value = try body(db)
-                try db.execute("COMMIT")
-            } catch {
-                rollback(db)
-                throw error
-            }
-            return value
-        }
+        try withConnection { db throws -> T in try transaction(db, begin: "BEGIN IMMEDIATE", body) }
     }
 
     /// Runs `body` in a read transaction: it sees one consistent snapshot, and any statement that would
@@ -198,16 +187,7 @@ public final class Database: @unchecked Sendable {
         try withConnection { db throws -> T in
             db.allowsWrites = false
             defer { db.allowsWrites = true }
-            try db.execute("BEGIN DEFERRED")
-            let value: T
-            do {
-                value = try body(db)
-                try db.execute("COMMIT")
-            } catch {
-                rollback(db)
-                throw error
-            }
-            return value
+            return try transaction(db, begin: "BEGIN DEFERRED", body)
         }
     }
 
@@ -235,6 +215,22 @@ public final class Database: @unchecked Sendable {
         isAccessing = true
         defer { isAccessing = false }
         return try body(connection)
+    }
+
+    /// Runs `body` between `begin` and `COMMIT`, rolling back when either throws.
+    private func transaction<T>(_ db: DatabaseConnection, begin: String, _ body: (DatabaseConnection) throws -> T)
+        throws -> T
+    {
+        try db.execute(begin)
+        let value: T
+        do {
+            value = try body(db)
+            try db.execute("COMMIT")
+        } catch {
+            rollback(db)
+            throw error
+        }
+        return value
     }
 
     private func rollback(_ db: DatabaseConnection) {

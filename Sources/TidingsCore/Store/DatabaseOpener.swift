@@ -96,9 +96,10 @@ struct DatabaseOpener {
 
     private func configure(_ handle: OpaquePointer) throws {
         sqlite3_extended_result_codes(handle, 1)
+        // Bounded before scaling: `.seconds(.max)` ("wait as long as possible") clamps instead of trapping.
+        let (seconds, attoseconds) = configuration.busyTimeout.components
         let milliseconds =
-            configuration.busyTimeout.components.seconds * 1000
-            + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+            seconds < 0 ? 0 : min(seconds, Int64(Int32.max)) * 1000 + attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
         let db = DatabaseConnection(handle: handle)
         defer { db.finalizeStatements() }

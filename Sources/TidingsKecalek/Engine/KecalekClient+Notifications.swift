@@ -54,6 +54,9 @@ extension KecalekClient {
             }
 
         case .messageDeleted(let conversationID, let messageIDs):
+            if (syncsInFlight[conversationID] ?? 0) > 0 {
+                deletedDuringSync[conversationID, default: []].formUnion(messageIDs)
+            }
             do {
                 let removed = try cache.write { writer in
                     try writer.delete(conversationID: conversationID, messageIDs: messageIDs)

@@ -8,23 +8,35 @@ extension KecalekClient {
         var messages: [KecalekWireMessage] = []
         var issues: [KecalekMessageIssue] = []
         for element in raw {
-            do {
-                let wire = try KecalekWireMessage(json: element, conversationID: conversationID)
-                guard wire.conversationID == conversationID else {
-                    issues.append(
-                        KecalekMessageIssue(
-                            messageID: wire.messageID, conversationID: conversationID,
-                            error: KecalekError(.malformedMessage, detail: "belongs to another conversation")))
-                    continue
-                }
+            if let wire = decodeWire(element, conversationID: conversationID, issues: &issues) {
                 messages.append(wire)
-            } catch {
-                let record = issue(for: element, conversationID: conversationID, error: error)
+            } else if let record = issues.last {
                 log.warning("skipped message: \(record)")
-                issues.append(record)
             }
         }
         return (messages, issues)
+    }
+
+    /// Decodes one message of a page of `conversationID`; a malformed one, or one that belongs to another
+    /// conversation, is recorded in `issues` and gives nil.
+    func decodeWire(_ element: KecalekJSON, conversationID: String, issues: inout [KecalekMessageIssue])
+        -> KecalekWireMessage?
+    {
+        let wire: KecalekWireMessage
+        do {
+            wire = try KecalekWireMessage(json: element, conversationID: conversationID)
+        } catch {
+            issues.append(issue(for: element, conversationID: conversationID, error: error))
+            return nil
+        }
+        guard wire.conversationID == conversationID else {
+            issues.append(
+                KecalekMessageIssue(
+                    messageID: wire.messageID, conversationID: conversationID,
+                    error: KecalekError(.malformedMessage, detail: "belongs to another conversation")))
+            return nil
+        }
+        return wire
     }
 
     func decrypt(_ wire: [KecalekWireMessage]) -> (messages: [KecalekMessage], issues: [KecalekMessageIssue]) {

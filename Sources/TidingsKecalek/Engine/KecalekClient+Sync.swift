@@ -40,11 +40,21 @@ extension KecalekClient {
     }
 
     private func trackedSync(_ conversationID: String, limit: Int, offset: Int) async -> KecalekMessagePage {
+        await tracked(conversationID) { await self.sync(conversationID, limit: limit, offset: offset) }
+    }
+
+    /// Runs `body` counted as a sync of the conversation: notifications that arrive meanwhile are
+    /// held back (new messages) or remembered (deletions) until the last sync of it ends.
+    private func tracked<T>(_ conversationID: String, _ body: () async -> T) async -> T {
         syncsInFlight[conversationID, default: 0] += 1
-        let page = await sync(conversationID, limit: limit, offset: offset)
+        let result = await body()
         syncsInFlight[conversationID, default: 1] -= 1
-        if syncsInFlight[conversationID] == 0 { flushBufferedMessages(conversationID) }
-        return page
+        if syncsInFlight[conversationID] == 0 {
+            syncsInFlight[conversationID] = nil
+            deletedDuringSync[conversationID] = nil
+            flushBufferedMessages(conversationID)
+        }
+        return result
     }
 
     private func sync(_ conversationID: String, limit: Int, offset: Int) async -> KecalekMessagePage {
@@ -67,11 +77,17 @@ extension KecalekClient {
     ///
     /// Meant for prefetching and for measuring: memory stays bounded by one page.
     /// - Returns: How many messages were stored and what crossed the wire; stops at the first failure,
-    ///   keeping the pages already stored.
+    ///   keeping the pages already stored. A server that answers a page with the same messages as the
+    ///   page before (it ignores `offset`) stops the fetch with ``KecalekError/server`` instead of looping.
     public func fetchAll(conversation conversationID: String, pageSize: Int = 500) async -> KecalekBackfill {
+        await tracked(conversationID) { await self.backfill(conversationID, pageSize: pageSize) }
+    }
+
+    private func backfill(_ conversationID: String, pageSize: Int) async -> KecalekBackfill {
         var result = KecalekBackfill(conversationID: conversationID)
         let pageSize = max(1, pageSize)
         var offset = 0
+        var previousIDs: [String] = []
         while true {
             let (outcome, record) = await request(
                 "get_messages",
@@ -85,7 +101,17 @@ extension KecalekClient {
                 result.failure = record.failure
                 return result
             }
-            let count = response.data["messages"]?.arrayValue?.count ?? 0
+            let raw = response.data["messages"]?.arrayValue ?? []
+            let count = raw.count
+            // A server that ignores `offset` answers every request with the same full page: without this
+            // check the loop would never end.
+            let ids = raw.compactMap { $0["message_id"]?.identifierValue }
+            if !ids.isEmpty, ids == previousIDs {
+                result.failure = KecalekError(
+                    .server, operation: "get_messages", detail: "the page at offset \(offset) repeats the previous one")
+                return result
+            }
+            previousIDs = ids
             do {
                 let applied = try storePage(response.data, conversationID: conversationID, keep: false)
                 result.stored += applied.newIDs.count
@@ -170,7 +196,10 @@ extension KecalekClient {
         }
         let deletedIDs = Set((deleteResponse.data["message_ids"]?.arrayValue ?? []).compactMap(\.identifierValue))
 
-        let live = fetched.filter { !deletedIDs.contains($0.messageID) }
+        // Deletions the server announced while the requests were answered count too: the readLoop may
+        // have applied them between the responses and this point.
+        let announced = deletedDuringSync[conversationID] ?? []
+        let live = fetched.filter { !deletedIDs.contains($0.messageID) && !announced.contains($0.messageID) }
         let opened = decrypt(live)
         issues += opened.issues
         var newIDs: [String] = []
@@ -255,22 +284,14 @@ extension KecalekClient {
     func storePage(_ data: KecalekJSON, conversationID: String, keep: Bool) throws -> StoredPage {
         var page = StoredPage()
         var receipts: [KecalekWireMessage] = []
+        let announced = deletedDuringSync[conversationID] ?? []
         try cache.write { writer in
             for element in data["messages"]?.arrayValue ?? [] {
-                let wire: KecalekWireMessage
-                do {
-                    wire = try KecalekWireMessage(json: element, conversationID: conversationID)
-                } catch {
-                    page.issues.append(issue(for: element, conversationID: conversationID, error: error))
+                guard let wire = decodeWire(element, conversationID: conversationID, issues: &page.issues) else {
                     continue
                 }
-                guard wire.conversationID == conversationID else {
-                    page.issues.append(
-                        KecalekMessageIssue(
-                            messageID: wire.messageID, conversationID: conversationID,
-                            error: KecalekError(.malformedMessage, detail: "belongs to another conversation")))
-                    continue
-                }
+                // Deleted by a notification that overtook this page: storing it would resurrect it.
+                if announced.contains(wire.messageID) { continue }
                 let message: KecalekMessage
                 do {
                     message = try open(wire)

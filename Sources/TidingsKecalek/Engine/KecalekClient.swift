@@ -59,8 +59,11 @@ public actor KecalekClient {
 
         /// The wait before reconnect attempt `failures + 1`: doubling from the initial delay, capped.
         public func reconnectDelay(afterFailures failures: Int) -> Duration {
-            var delay = initialReconnectDelay
-            for _ in 0..<min(failures, 16) where delay < maximumReconnectDelay { delay *= 2 }
+            var delay = max(initialReconnectDelay, .zero)
+            for _ in 0..<min(failures, 16) where delay < maximumReconnectDelay {
+                // Capped before doubling: `.seconds(.max)` as "no cap" must not overflow Duration.
+                delay = delay > maximumReconnectDelay / 2 ? maximumReconnectDelay : delay * 2
+            }
             return min(delay, maximumReconnectDelay)
         }
     }
@@ -89,9 +92,12 @@ public actor KecalekClient {
     private var hasConnected = false
     private var closed = false
     private var reconnectTask: Task<Void, Never>?
+    /// Bumped when a reconnect loop starts or a connection opens, so that a loop that is no longer
+    /// the current one stops instead of racing the new one.
+    private var reconnectEpoch = 0
     private var connectAttempt: Task<Void, any Error>?
     private var pending: [String: PendingRequest] = [:]
-    private var waiters: [UUID: CheckedContinuation<Bool, Never>] = [:]
+    private var waiters: [UUID: Waiter] = [:]
 
     /// Conversations opened with offset 0; refreshed after a reconnect.
     var openConversations: [String] = []
@@ -103,8 +109,16 @@ public actor KecalekClient {
     var syncsInFlight: [String: Int] = [:]
     /// `new_message` notifications that arrived while a sync of their conversation ran.
     var bufferedNewMessages: [String: [KecalekWireMessage]] = [:]
+    /// IDs a `message_deleted` notification removed while a sync of their conversation ran: a page
+    /// fetched before the deletion may still carry them, and writing it must not bring them back.
+    var deletedDuringSync: [String: Set<String>] = [:]
     /// Read receipts seen since launch; never cached.
     var readReceipts: [String: [String: [KecalekReadReceipt]]] = [:]
+
+    private struct Waiter {
+        let continuation: CheckedContinuation<Bool, Never>
+        let timer: Task<Void, Never>
+    }
 
     private struct PendingRequest {
         let type: String
@@ -170,10 +184,13 @@ public actor KecalekClient {
         generation += 1
         let current = generation
         channel = opened
+        // Cleared in the same actor turn as the channel is set: if this connection ends at once, the
+        // next `connectionEnded` must be free to start a new reconnect loop.
+        reconnectTask = nil
+        reconnectEpoch += 1
         setState(.connected)
         Task { await self.readLoop(opened, generation: current) }
-        for (_, waiter) in waiters { waiter.resume(returning: true) }
-        waiters.removeAll()
+        resumeWaiters(connected: true)
         let isReconnect = hasConnected
         hasConnected = true
         if isReconnect {
@@ -191,8 +208,7 @@ public actor KecalekClient {
         channel = nil
         failPending(.closed)
         setState(.disconnected)
-        for (_, waiter) in waiters { waiter.resume(returning: false) }
-        waiters.removeAll()
+        resumeWaiters(connected: false)
         await open?.close()
         changeContinuation.finish()
     }
@@ -235,21 +251,24 @@ public actor KecalekClient {
     private func startReconnecting() {
         guard reconnectTask == nil else { return }
         setState(.connecting)
+        reconnectEpoch += 1
+        let epoch = reconnectEpoch
         reconnectTask = Task {
             var failures = 0
-            while !Task.isCancelled {
+            while !Task.isCancelled, epoch == reconnectEpoch {
                 let delay = configuration.reconnectDelay(afterFailures: failures)
                 do { try await clock.sleep(for: delay) } catch { break }
+                guard epoch == reconnectEpoch else { break }
                 if await attemptReconnect() { break }
                 failures += 1
             }
         }
     }
 
+    /// True when the loop should stop: connected (``openConnection()`` already ended the loop) or closed.
     private func attemptReconnect() async -> Bool {
         do {
             try await connect()
-            reconnectTask = nil
             return true
         } catch {
             if closed { return true }
@@ -370,15 +389,25 @@ public actor KecalekClient {
             continuation.resume(returning: false)
             return
         }
-        waiters[id] = continuation
-        Task { [clock] in
-            try? await clock.sleep(for: wait)
+        let timer = Task { [clock] in
+            do { try await clock.sleep(for: wait) } catch { return }
             self.expireWaiter(id)
         }
+        waiters[id] = Waiter(continuation: continuation, timer: timer)
     }
 
     private func expireWaiter(_ id: UUID) {
-        waiters.removeValue(forKey: id)?.resume(returning: false)
+        waiters.removeValue(forKey: id)?.continuation.resume(returning: false)
+    }
+
+    /// Answers every waiting request; their timers are cancelled so no sleeper outlives its wait.
+    private func resumeWaiters(connected: Bool) {
+        let answered = waiters
+        waiters.removeAll()
+        for (_, waiter) in answered {
+            waiter.timer.cancel()
+            waiter.continuation.resume(returning: connected)
+        }
     }
 
     // MARK: Inbound

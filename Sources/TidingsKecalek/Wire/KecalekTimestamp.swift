@@ -3,7 +3,7 @@
 /// The server's own text is kept (``text``) because `after_ts` and `since` are sent back exactly
 /// as the server wrote them; ordering and equality use ``microseconds`` since the Unix epoch in
 /// UTC. A timestamp without a zone is UTC.
-public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
     /// The text as received (or as formatted by ``init(microseconds:style:)``).
     public let text: String
     /// Microseconds since 1970-01-01T00:00:00Z; finer fractions are truncated.
@@ -49,11 +49,36 @@ public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConv
 
     public var description: String { text }
 
+    /// Decodes the ISO 8601 text, kept exactly as written.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the string is not an ISO 8601 date-time.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let parsed = KecalekTimestamp(text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "not an ISO 8601 date-time (\(text.utf8.count) bytes)")
+        }
+        self = parsed
+    }
+
+    /// Encodes ``text``, so a decoded timestamp encodes back to the server's own text.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+
     /// The same instant moved by `duration` (sub-microsecond parts are dropped), in `style`.
+    ///
+    /// Saturates at the ends of the `Int64` microsecond range instead of trapping.
     public func adding(_ duration: Duration, style: Style = .fractional) -> KecalekTimestamp {
         let (seconds, attoseconds) = duration.components
+        let (scaled, scaleOverflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        let (delta, deltaOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000)
+        let (sum, sumOverflow) = microseconds.addingReportingOverflow(delta)
+        let saturated = duration < .zero ? Int64.min : Int64.max
         return KecalekTimestamp(
-            microseconds: microseconds + seconds * 1_000_000 + attoseconds / 1_000_000_000_000, style: style)
+            microseconds: scaleOverflow || deltaOverflow || sumOverflow ? saturated : sum, style: style)
     }
 
     // MARK: Parsing
@@ -133,7 +158,10 @@ public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConv
 
     private static func format(_ microseconds: Int64, style: Style) -> String {
         let offsetSeconds: Int64 = style == .millisecondsWithOffset ? 3600 : 0
-        let local = microseconds + offsetSeconds * 1_000_000
+        // `microseconds` may come from a cache file; at the very end of the range the offset is dropped
+        // rather than trapping.
+        let (shifted, overflow) = microseconds.addingReportingOverflow(offsetSeconds * 1_000_000)
+        let local = overflow ? microseconds : shifted
         var seconds = local / 1_000_000
         var micros = local % 1_000_000
         if micros < 0 {

@@ -13,7 +13,11 @@ struct BenchSuite: Sendable {
     let run: @Sendable (BenchReporter) async throws -> Void
 }
 
-let suites: [BenchSuite] = [socketIOSuite]
+let suites: [BenchSuite] = [
+    storeSuite,
+    kecalekSuite,
+    socketIOSuite,
+]
 
 let usage = """
     USAGE: tidings-bench <suite>...

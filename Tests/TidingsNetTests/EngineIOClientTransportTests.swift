@@ -117,7 +117,10 @@ import TidingsCore
         var messages = client.messages.makeAsyncIterator()
         #expect(try await messages.next() == .binary([1, 2]))
         try client.send([.text("40"), .binary([3])])
-        #expect(await socket.waitForSent(3) == [.text("3"), .text("440"), .binary([3])])
+        // The pong answers the ping whenever it is handled; the messages keep their order.
+        let sent = await socket.waitForSent(3)
+        #expect(sent.contains(.text("3")))
+        #expect(sent.filter { $0 != .text("3") } == [.text("440"), .binary([3])])
         await client.close()
     }
 

@@ -39,6 +39,22 @@ import TidingsCore
         await server.push(0, #"31[]"#)
     }
 
+    @Test func aShorterAckTimeoutAfterALongerOneFiresFirst() async throws {
+        let clock = TestClock()
+        let server = FakeSocketIOServer()
+        let client = SocketIOClient(connector: server, clock: clock)
+        try await client.connect()
+        let long = Task { try await client.emitWithAck("long", timeout: .seconds(60)) }
+        await server.waitForMessages(2)
+        let short = Task { try await client.emitWithAck("short", timeout: .seconds(2)) }
+        await server.waitForMessages(3)
+        await clock.advance(by: .seconds(2))
+        await #expect(throws: SocketIOError.ackTimeout) { try await short.value }
+        await clock.advance(by: .seconds(57))
+        await server.push(0, #"30["in time"]"#)
+        #expect(try await long.value == ["in time"])
+    }
+
     @Test func eventsBeforeTheConnectReplyAreDeliveredAfterConnectInOrder() async throws {
         let server = FakeSocketIOServer()
         await server.setEarlyEvents([#"2["welcome",1]"#, #"2["welcome",2]"#])

@@ -105,7 +105,13 @@ public actor SocketIOClient {
     private var earlyEvents: [SocketIOPacket] = []
     private var nextAckID = 0
     private var pendingAcks: [Int: CheckedContinuation<[JSONValue], any Error>] = [:]
-    private var ackTimers: [Int: Task<Void, Never>] = [:]
+    /// When each pending ack times out, as time elapsed on the clock since the client was made.
+    private var ackDeadlines: [Int: (deadline: Duration, description: String)] = [:]
+    /// One task sleeps until the earliest ack deadline (a timer task per emit costs a task and a
+    /// wake-up per ack); `sweeperTarget` is the deadline it sleeps towards.
+    private var ackSweeper: Task<Void, Never>?
+    private var sweeperTarget: Duration?
+    private let elapsed: @Sendable () -> Duration
     private var inFlightAcks: Set<Int> = []
 
     /// Whether the namespace is connected now.
@@ -135,6 +141,7 @@ public actor SocketIOClient {
         self.connector = connector
         self.configuration = configuration
         self.clock = clock
+        self.elapsed = Self.elapsedTime(on: clock)
         self.random = random
         (events, eventContinuation) = AsyncStream.makeStream(of: Event.self)
     }
@@ -394,15 +401,10 @@ public actor SocketIOClient {
         try checkCanSend()
         let id = nextAckID
         nextAckID = nextAckID == Int(Int32.max) ? 0 : nextAckID + 1
-        let clock = self.clock
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[JSONValue], any Error>) in
                 pendingAcks[id] = continuation
-                ackTimers[id] = Task {
-                    do { try await clock.sleep(for: timeout) } catch { return }
-                    self.resolveAck(
-                        id, with: .failure(SocketIOError(.ackTimeout, "no ack for '\(event)' in \(timeout)")))
-                }
+                scheduleAckTimeout(id, after: timeout, description: "no ack for '\(event)' in \(timeout)")
                 enqueue(SocketIOPacket.event(event, arguments, namespace: namespace, id: id), ackID: id)
             }
         } onCancel: {
@@ -447,8 +449,43 @@ public actor SocketIOClient {
         }
     }
 
+    /// A function returning the time elapsed on `clock` since this call.
+    private static func elapsedTime<C: Clock>(on clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+
+    private func scheduleAckTimeout(_ id: Int, after timeout: Duration, description: String) {
+        let deadline = elapsed() + timeout
+        ackDeadlines[id] = (deadline, description)
+        if let target = sweeperTarget, target <= deadline { return }
+        startSweeper(until: deadline)
+    }
+
+    private func startSweeper(until deadline: Duration) {
+        ackSweeper?.cancel()
+        sweeperTarget = deadline
+        let clock = self.clock
+        let wait = deadline - elapsed()
+        ackSweeper = Task {
+            do { try await clock.sleep(for: max(wait, .zero)) } catch { return }
+            self.sweepAcks()
+        }
+    }
+
+    /// Fails every ack whose deadline passed, then sleeps until the next deadline.
+    private func sweepAcks() {
+        ackSweeper = nil
+        sweeperTarget = nil
+        let now = elapsed()
+        for (id, entry) in ackDeadlines where entry.deadline <= now {
+            resolveAck(id, with: .failure(SocketIOError(.ackTimeout, entry.description)))
+        }
+        if let next = ackDeadlines.values.map(\.deadline).min() { startSweeper(until: next) }
+    }
+
     private func resolveAck(_ id: Int, with result: Result<[JSONValue], any Error>) {
-        ackTimers.removeValue(forKey: id)?.cancel()
+        ackDeadlines.removeValue(forKey: id)
         inFlightAcks.remove(id)
         guard let continuation = pendingAcks.removeValue(forKey: id) else { return }
         if case .failure = result {
@@ -488,6 +525,9 @@ public actor SocketIOClient {
             resolveAck(id, with: .failure(SocketIOError(.closed, "disconnected by the app")))
         }
         inFlightAcks = []
+        ackSweeper?.cancel()
+        ackSweeper = nil
+        sweeperTarget = nil
         if let session {
             if wasConnected {
                 let packet = SocketIOPacket(.disconnect, namespace: namespace).encoded().text

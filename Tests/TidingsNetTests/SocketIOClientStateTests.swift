@@ -55,6 +55,25 @@ import TidingsCore
         #expect(try await long.value == ["in time"])
     }
 
+    @Test func aLegacyServerConnectsTheDefaultNamespaceByItself() async throws {
+        let server = FakeSocketIOServer()
+        await server.setLegacy(true)
+        let client = SocketIOClient(
+            connector: server, configuration: .init(legacyProtocol: true), clock: TestClock())
+        var events = client.events.makeAsyncIterator()
+        try await client.connect(auth: ["ignored": true])
+        #expect(await events.next()?.label == "connect")
+        #expect(await server.received(0) == [])
+        try await client.emit("hi")
+        await server.waitForMessages(1)
+        #expect(await server.received(0) == [#"2["hi"]"#])
+
+        let admin = SocketIOClient(
+            connector: server, configuration: .init(legacyProtocol: true), clock: TestClock())
+        try await admin.connect(namespace: "/admin")
+        #expect(await server.received(1) == ["0/admin,"])
+    }
+
     @Test func eventsBeforeTheConnectReplyAreDeliveredAfterConnectInOrder() async throws {
         let server = FakeSocketIOServer()
         await server.setEarlyEvents([#"2["welcome",1]"#, #"2["welcome",2]"#])
@@ -240,7 +259,11 @@ actor FakeSocketIOServer: EngineIOConnector {
     private var earlyEvents: [String] = []
     private var failingConnects = 0
 
+    private var legacy = false
+
     func setRefusal(_ packet: String?) { refusal = packet }
+    /// Like socket.io 2.x: every new session gets `40` for "/" unasked.
+    func setLegacy(_ value: Bool) { legacy = value }
     func setSilent(_ value: Bool) { silent = value }
     func setEarlyEvents(_ packets: [String]) { earlyEvents = packets }
     /// The next `count` connects fail as an unreachable server would.
@@ -260,6 +283,7 @@ actor FakeSocketIOServer: EngineIOConnector {
             Task { await self?.received(messages, on: session) }
         }
         sessions.append(session)
+        if legacy { session.deliver(.text("0")) }
         return session
     }
 

@@ -133,7 +133,8 @@ extension SocketIOClient {
     ///   - url: the server's base URL (`http` or `https`).
     ///   - transports: which transports to use.
     ///   - headers: extra request headers (authorization, cookies).
-    ///   - version: the Engine.IO revision (3 for socket.io 2.x servers).
+    ///   - version: the Engine.IO revision (3 for socket.io 2.x servers, which also turns on
+    ///     ``SocketIOClient/Configuration/legacyProtocol``).
     ///   - configuration: reconnection and buffering.
     ///   - tls: trust settings for `https`/`wss`.
     ///   - clock: the clock for every timeout and delay.
@@ -148,6 +149,8 @@ extension SocketIOClient {
     ) {
         let engine = EngineIOClient.Configuration(
             url: url, transports: transports, version: version, headers: headers)
+        var configuration = configuration
+        if version == .v3 { configuration.legacyProtocol = true }
         self.init(
             connector: EngineIOClientConnector(configuration: engine, clock: clock, tls: tls),
             configuration: configuration, clock: clock)

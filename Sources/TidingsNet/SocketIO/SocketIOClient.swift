@@ -34,18 +34,24 @@ public actor SocketIOClient {
         public var sendBufferLimit: Int
         /// How long the server may take to answer the namespace connect.
         public var connectTimeout: Duration
+        /// Whether the server speaks Socket.IO protocol 4 (socket.io 2.x, over Engine.IO 3): it connects
+        /// the default namespace by itself, so the client sends no `CONNECT` for `/`, and it takes no
+        /// auth payload.
+        public var legacyProtocol: Bool
 
         /// The defaults of the JavaScript client, with a buffer of 1000 emits.
         public init(
             reconnects: Bool = true,
             reconnectPolicy: SocketIOReconnectPolicy = SocketIOReconnectPolicy(),
             sendBufferLimit: Int = 1_000,
-            connectTimeout: Duration = .seconds(20)
+            connectTimeout: Duration = .seconds(20),
+            legacyProtocol: Bool = false
         ) {
             self.reconnects = reconnects
             self.reconnectPolicy = reconnectPolicy
             self.sendBufferLimit = max(0, sendBufferLimit)
             self.connectTimeout = connectTimeout
+            self.legacyProtocol = legacyProtocol
         }
     }
 
@@ -181,8 +187,15 @@ public actor SocketIOClient {
         }
         self.session = session
         readTask = Task { await self.read(session, generation: attempt) }
-        let connect = SocketIOPacket(.connect, namespace: namespace, data: auth)
-        try session.send([.text(connect.encoded().text)])
+        if configuration.legacyProtocol {
+            // socket.io 2.x connects "/" by itself and knows no auth payload.
+            if namespace != "/" {
+                try session.send([.text(SocketIOPacket(.connect, namespace: namespace).encoded().text)])
+            }
+        } else {
+            let connect = SocketIOPacket(.connect, namespace: namespace, data: auth)
+            try session.send([.text(connect.encoded().text)])
+        }
         let timeout = configuration.connectTimeout
         let clock = self.clock
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

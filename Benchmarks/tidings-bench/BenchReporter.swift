@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 /// One benchmark's outcome, printed as one JSON line and collected for docs/BENCHMARKS.md.
 struct BenchResult: Codable, Sendable {
@@ -52,8 +53,7 @@ final class BenchReporter: @unchecked Sendable {
 /// Wall-clock time of `body` in seconds, from a monotonic clock.
 func measureSeconds(_ body: () throws -> Void) rethrows -> Double {
     let clock = ContinuousClock()
-    let elapsed = try clock.measure(body)
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return try clock.measure(body).inSeconds
 }
 
 /// Async variant of ``measureSeconds(_:)``.
@@ -61,8 +61,7 @@ func measureSecondsAsync(_ body: () async throws -> Void) async rethrows -> Doub
     let clock = ContinuousClock()
     let start = clock.now
     try await body()
-    let elapsed = start.duration(to: clock.now)
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return start.duration(to: clock.now).inSeconds
 }
 
 /// The `q` quantile (0...1) of `samples`, by nearest rank.

@@ -13,7 +13,12 @@ struct BenchSuite: Sendable {
     let run: @Sendable (BenchReporter) async throws -> Void
 }
 
-let suites: [BenchSuite] = [webSocketSuite]
+let suites: [BenchSuite] = [
+    storeSuite,
+    kecalekSuite,
+    socketIOSuite,
+    webSocketSuite,
+]
 
 let usage = """
     USAGE: tidings-bench <suite>...

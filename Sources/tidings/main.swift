@@ -13,7 +13,8 @@ let root = Command(
     usage: "<subcommand> [options]",
     options: ["--version               Show the version."],
     subcommands: [
-        demoCommand
+        demoCommand,
+        kecalekCommand,
     ],
     run: { arguments in
         if arguments.flag("--version") {

@@ -75,3 +75,21 @@ struct ToolRun {
         #expect(run.standardOutput.split(separator: "\n").count == 1)
     }
 }
+
+@Suite struct CoreDemoTests {
+    @Test func coreDemoShowsEncryptionRecoveryAndBackoff() throws {
+        let run = try ToolRun.run(["demo", "--only", "core"])
+        #expect(run.status == 0)
+        #expect(run.standardOutput.contains("plaintext found in the database files: none"))
+        #expect(run.standardOutput.contains("refused with StoreError.wrongKey"))
+        #expect(run.standardOutput.contains("moved aside to garbage.sqlite.corrupt-"))
+        #expect(run.standardOutput.contains("429 with Retry-After: 300s"))
+        #expect(run.standardOutput.contains("(mode 600)"))
+    }
+
+    @Test func unknownDemoPartIsAUsageError() throws {
+        let run = try ToolRun.run(["demo", "--only", "nope"])
+        #expect(run.status == 64)
+        #expect(run.standardError.contains("Unknown demo part 'nope'."))
+    }
+}

@@ -133,7 +133,10 @@ public final class PythonPeer: @unchecked Sendable {
         while process.isRunning, Date() < deadline { usleep(10_000) }
         if process.isRunning { kill(pid, SIGKILL) }
         process.waitUntilExit()
-        try? FileManager.default.removeItem(at: errorLog)
+        // TIDINGS_KEEP_PEER_LOGS=1 keeps each peer's standard error in the temporary folder for debugging.
+        if ProcessInfo.processInfo.environment["TIDINGS_KEEP_PEER_LOGS"] == nil {
+            try? FileManager.default.removeItem(at: errorLog)
+        }
     }
 
     /// Kills the peer at once with SIGKILL, as a crashing server would vanish.

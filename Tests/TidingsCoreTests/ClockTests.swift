@@ -94,8 +94,7 @@ actor EventLog {
         #expect(await clock.waitForSleepers(1))
         await clock.advance(by: .seconds(180))
         #expect(await log.events == ["tick 1 at 60", "tick 2 at 120", "tick 3 at 180"])
-        await clock.run()
-        try await task.value
+        try await clock.run(until: task)
         #expect(await log.events.count == 5)
         #expect(clock.now.offset == .seconds(300))
         #expect(clock.pendingSleepers == 0)
@@ -160,5 +159,57 @@ actor EventLog {
         try await task.value
         #expect(timeline.elapsed == .seconds(30))
         #expect(clock.now.offset == .seconds(130))
+    }
+}
+
+@Suite struct ClockStressTests {
+    @Test func runUntilFollowsATaskThroughItsSleepsAndActorHops() async throws {
+        let clock = TestClock(yieldsPerStep: 1)
+        let log = EventLog()
+        let task = Task {
+            var total = 0
+            for step in 1...20 {
+                // Hops to another actor between sleeps: `run(until:)` must not give up in between.
+                for _ in 0..<5 { await log.append("step \(step)") }
+                try await clock.sleep(for: .seconds(step))
+                total += step
+            }
+            return total
+        }
+        #expect(try await clock.run(until: task) == 210)
+        #expect(clock.now.offset == .seconds(210))
+        #expect(await log.events.count == 100)
+    }
+
+    @Test func runUntilCancelsATaskThatNeverFinishes() async {
+        let clock = TestClock()
+        let task = Task {
+            while true { try await clock.sleep(for: .seconds(1)) }
+        }
+        await #expect(throws: CancellationError.self) { try await clock.run(until: task, maxSteps: 5) }
+        #expect(clock.now.offset == .seconds(5))
+    }
+
+    @Test func manyConcurrentSleepersWakeInDeadlineOrderAtTheirDeadline() async throws {
+        let clock = TestClock()
+        let log = EventLog()
+        var generator = SplitMix64(seed: 99)
+        let deadlines = (0..<200).map { _ in Int.random(in: 1...50, using: &generator) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for deadline in deadlines {
+                group.addTask {
+                    try await clock.sleep(until: .init(offset: .seconds(deadline)))
+                    // Record the deadline and the clock's time at wake-up; they must be equal.
+                    await log.append("\(deadline) \(clock.now.offset.components.seconds)")
+                }
+            }
+            #expect(await clock.waitForSleepers(200))
+            await clock.run()
+            try await group.waitForAll()
+        }
+        let events = await log.events.map { $0.split(separator: " ").compactMap { Int($0) } }
+        #expect(events.count == 200)
+        #expect(events.allSatisfy { $0.count == 2 && $0[0] == $0[1] }, "each woke exactly at its deadline")
+        #expect(events.map { $0[0] } == deadlines.sorted(), "wake-ups in deadline order")
     }
 }

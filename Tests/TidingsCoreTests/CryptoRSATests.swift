@@ -140,3 +140,44 @@ import Testing
         #expect(throws: CryptoError.self) { try RSAKeyDER.pkcs1PrivateKey(fromPKCS8: spki) }
     }
 }
+
+@Suite struct CryptoMalformedInputTests {
+    @Test func mutatedPublicKeysNeverCrash() throws {
+        let pem = try CryptoFixtures.json("rsa-interop.json")["publicKeyPEM"] as? String ?? ""
+        let der = try PEM.decode(pem, label: "PUBLIC KEY")
+        var generator = SplitMix64(seed: 2024)
+        var accepted = 0
+        for _ in 0..<300 {
+            var mutated = der
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let index = Int.random(in: 0..<mutated.count, using: &generator)
+                mutated[index] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if Bool.random(using: &generator) {
+                mutated = Array(mutated.prefix(Int.random(in: 0...der.count, using: &generator)))
+            }
+            // Every failure is a typed CryptoError (the initializer throws nothing else); a flip
+            // inside the modulus may still yield a different but valid key.
+            if (try? RSA.PublicKey(pemRepresentation: PEM.encode(mutated, label: "PUBLIC KEY"))) != nil {
+                accepted += 1
+            }
+        }
+        #expect(accepted < 300)
+    }
+
+    @Test func randomBytesNeverCrashAnyParser() {
+        var generator = SplitMix64(seed: 7)
+        let key = SymmetricKey.random()
+        for length in [0, 1, 12, 27, 28, 29, 64, 65, 300] {
+            for _ in 0..<20 {
+                let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                #expect(throws: CryptoError.self) { try AESGCM.openCombined(bytes, key: key) }
+                #expect(throws: CryptoError.self) { try P256.KeyAgreement.PublicKey(x963Representation: bytes) }
+                #expect(throws: CryptoError.self) { try RSAKeyDER.pkcs1PublicKey(fromSubjectPublicKeyInfo: bytes) }
+                #expect(throws: CryptoError.self) { try RSAKeyDER.pkcs1PrivateKey(fromPKCS8: bytes) }
+                let text = String(decoding: bytes, as: UTF8.self)
+                #expect(throws: CryptoError.self) { try RSA.PrivateKey(pemRepresentation: text) }
+            }
+        }
+    }
+}

@@ -51,4 +51,24 @@ import Testing
         let ids = try database.read { try $0.fetchAll(String.self, "SELECT id FROM messages") }
         #expect(ids.sorted() == ["a", "b"])
     }
+
+    @Test func dynamicallyBuiltSQLDoesNotGrowTheCacheWithoutBound() throws {
+        let database = try Database.inMemory(schema: TestSchema.schema)
+        let distinct = try database.write { db in
+            let before = db.preparedStatementCount
+            for index in 0..<700 {
+                // Each text is different: the pattern of code that pastes values into SQL.
+                try db.execute("INSERT INTO messages(id) VALUES ('m\(index)')")
+            }
+            let prepared = db.preparedStatementCount - before
+            #expect(db.cachedStatementCount <= 512)
+            // After a reset of the cache, a repeated text is prepared once more, then cached again.
+            try db.execute("DELETE FROM messages WHERE id = ?", ["m1"])
+            try db.execute("DELETE FROM messages WHERE id = ?", ["m2"])
+            return (prepared, db.preparedStatementCount - before - prepared)
+        }
+        #expect(distinct.0 == 700)
+        #expect(distinct.1 == 1)
+        #expect(try database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM messages") } == 698)
+    }
 }

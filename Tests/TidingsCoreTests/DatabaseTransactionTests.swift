@@ -92,6 +92,47 @@ import Testing
         #expect(try database.read { try $0.fetchAll(String.self, "SELECT key FROM settings") } == ["a"])
     }
 
+    @Test func aStoreLockedByAnotherConnectionFailsBusyAndIsNeverRecovered() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        let holder = try Database(path: path, schema: TestSchema.schema)
+        let impatient = Database.Configuration(busyTimeout: .milliseconds(20))
+        let other = try Database(path: path, schema: TestSchema.schema, configuration: impatient)
+        let version2 = DatabaseSchema(
+            tables: TestSchema.tables,
+            migrations: [
+                TestSchema.version1,
+                .init(version: 2, name: "index") { try $0.execute("CREATE INDEX m_seen ON messages(seen)") },
+            ])
+        try holder.write { db in
+            try db.execute("INSERT INTO settings VALUES ('held', 'yes')")
+            #expect(throws: StoreError.busy) {
+                try other.write { try $0.execute("INSERT INTO settings VALUES ('other', 'no')") }
+            }
+            // A migration that cannot take the lock fails busy: a locked file is not a damaged one.
+            #expect(throws: StoreError.busy) { try Database(path: path, schema: version2, configuration: impatient) }
+            // Readers still see the last committed state while the writer holds its lock (WAL).
+            #expect(try other.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM settings") } == 0)
+        }
+        #expect(try directory.files().allSatisfy { !$0.contains("corrupt") })
+        #expect(try other.read { try $0.fetchAll(String.self, "SELECT key FROM settings") } == ["held"])
+    }
+
+    @Test func aClosedStoreRefusesAccessAndItsFilesCanBeRemoved() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        let database = try Database(path: path, schema: TestSchema.schema)
+        try database.write { try $0.execute("INSERT INTO settings VALUES ('a', 'b')") }
+        database.close()
+        database.close()
+        #expect(throws: StoreError.misuse) { try database.read { _ in 1 } }
+        // Closing the last connection folds the WAL back into the file.
+        #expect(try directory.files() == ["store.sqlite"])
+        try Database.removeFiles(at: path)
+        #expect(try directory.files() == [])
+        try Database.removeFiles(at: path)
+    }
+
     @Test func concurrentWritersAreSerialized() async throws {
         let database = try Database.inMemory(schema: TestSchema.schema)
         try database.write { try $0.execute("INSERT INTO settings VALUES ('n', '0')") }

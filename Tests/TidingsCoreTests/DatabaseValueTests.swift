@@ -42,6 +42,21 @@ import Testing
         }
     }
 
+    @Test func valuesBindLikeArguments() throws {
+        let database = try makeDatabase()
+        try database.write { db in
+            try db.execute("INSERT INTO t(a, b, c, d) VALUES (?, ?, ?, ?)", values: 7, "seven", Int?.none, [UInt8]([7]))
+            #expect(throws: StoreError.misuse) { try db.execute("INSERT INTO t(a, b) VALUES (?, ?)", values: 1) }
+            #expect(throws: StoreError.misuse) { try db.execute("INSERT INTO t(a) VALUES (?)", values: 1, 2) }
+        }
+        let row = try database.read { db in
+            try db.fetchOne("SELECT a, b, c, d FROM t") { row in
+                "\(try row[0] as Int) \(try row[1] as String) \(String(describing: try row[2] as Int?)) \(try row[3] as [UInt8])"
+            }
+        }
+        #expect(row == "7 seven nil [7]")
+    }
+
     @Test func emptyTextAndBlobAreNotNull() throws {
         let database = try makeDatabase()
         try database.write { try $0.execute("INSERT INTO t(a, b) VALUES (?, ?)", ["", [UInt8]()]) }

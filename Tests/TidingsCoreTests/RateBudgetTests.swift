@@ -57,8 +57,8 @@ actor Flag {
         #expect(await fixture.clock.waitForSleepers(1))
         await fixture.clock.advance(by: .milliseconds(999))
         #expect(fixture.clock.pendingSleepers == 1)
-        await fixture.clock.run()
-        #expect(try await times.value == [.seconds(1), .seconds(2), .seconds(3)])
+        let timesResult = try await fixture.clock.run(until: times)
+        #expect(timesResult == [.seconds(1), .seconds(2), .seconds(3)])
     }
 
     @Test func retryAfterSecondsBlocksEveryRequestUntilItPasses() async throws {
@@ -71,9 +71,8 @@ actor Flag {
         #expect(await fixture.clock.waitForSleepers(1))
         await fixture.clock.advance(by: .milliseconds(119_999))
         #expect(fixture.clock.pendingSleepers == 1)
-        await fixture.clock.run()
         // The block lifts into one token, not a burst: the next request waits a refill.
-        #expect(try await times.value == [.seconds(120), .seconds(121)])
+        #expect(try await fixture.clock.run(until: times) == [.seconds(120), .seconds(121)])
     }
 
     @Test func retryAfterHTTPDateIsHonoured() async throws {
@@ -85,8 +84,8 @@ actor Flag {
         let date = formatter.string(from: fixture.wallNow.addingTimeInterval(90))
         await fixture.budget.record(RateLimitSignal(statusCode: 503, retryAfter: date), host: "mastodon.example")
         let times = fixture.acquisitionTimes(1)
-        await fixture.clock.run()
-        #expect(try await times.value == [.seconds(90)])
+        let timesResult = try await fixture.clock.run(until: times)
+        #expect(timesResult == [.seconds(90)])
     }
 
     @Test func remainingZeroWaitsUntilReset() async throws {
@@ -97,8 +96,8 @@ actor Flag {
         await fixture.budget.record(
             RateLimitSignal(statusCode: 200, limit: "300", remaining: "0", reset: reset), host: "mastodon.example")
         let times = fixture.acquisitionTimes(1)
-        await fixture.clock.run()
-        #expect(try await times.value == [.milliseconds(45_500)])
+        let timesResult = try await fixture.clock.run(until: times)
+        #expect(timesResult == [.milliseconds(45_500)])
     }
 
     @Test func lowRemainingCountCapsTheBucket() async throws {
@@ -106,8 +105,8 @@ actor Flag {
         await fixture.budget.record(
             RateLimitSignal(statusCode: 200, remaining: "2", reset: "2099-01-01T00:00:00Z"), host: "mastodon.example")
         let times = fixture.acquisitionTimes(3)
-        await fixture.clock.run()
-        #expect(try await times.value == [.zero, .zero, .seconds(1)])
+        let timesResult = try await fixture.clock.run(until: times)
+        #expect(timesResult == [.zero, .zero, .seconds(1)])
     }
 
     @Test func tooManyRequestsWithoutRetryAfterBacksOffAndHalvesTheRateForAnHour() async throws {
@@ -118,10 +117,10 @@ actor Flag {
         #expect(status.blockedFor == .milliseconds(2500))
         #expect(status.halvedFor == .seconds(3600))
         let halved = fixture.acquisitionTimes(4)
-        await fixture.clock.run()
+        let halvedResult = try await fixture.clock.run(until: halved)
         // The first request when the 2.5 s backoff lifts, then half rate: one token per 2 s.
         #expect(
-            try await halved.value == [
+            halvedResult == [
                 .milliseconds(2500), .milliseconds(4500), .milliseconds(6500), .milliseconds(8500),
             ])
 
@@ -131,8 +130,8 @@ actor Flag {
         for _ in 0..<300 { try await fixture.budget.acquire(host: "mastodon.example") }
         let start = fixture.clock.now.offset
         let restored = fixture.acquisitionTimes(2)
-        await fixture.clock.run()
-        #expect(try await restored.value == [start + .seconds(1), start + .seconds(2)])
+        let restoredResult = try await fixture.clock.run(until: restored)
+        #expect(restoredResult == [start + .seconds(1), start + .seconds(2)])
     }
 
     @Test func repeated429sGrowTheBackoffAndSuccessResetsIt() async throws {
@@ -159,8 +158,8 @@ actor Flag {
         // Another host is unaffected.
         try await fixture.budget.acquire(host: "other.example")
         #expect(fixture.clock.now.offset == .zero)
-        await fixture.clock.advance(by: .seconds(5))
-        try await waiting.value
+        try await fixture.clock.run(until: waiting)
+        #expect(fixture.clock.now.offset == .seconds(5))
     }
 
     @Test func cancelledWaiterThrowsAndTakesNoToken() async throws {
@@ -186,5 +185,33 @@ actor Flag {
         #expect(status.blockedFor == .zero)
         #expect(status.halvedFor == .zero)
         #expect(status.availableTokens == 0, "Remaining 0 is still believed, even without a usable reset")
+    }
+}
+
+@Suite struct RateBudgetConcurrencyTests {
+    @Test func concurrentRequestersNeverExceedTheBudget() async throws {
+        let fixture = BudgetFixture(.init(requestsPerWindow: 5, window: .seconds(10)))
+        let times = EventLog()
+        let everyone = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<25 {
+                    group.addTask {
+                        // Two accounts on one host, alternating.
+                        try await fixture.budget.acquire(host: index.isMultiple(of: 2) ? "h" : "H")
+                        await times.append(String(fixture.clock.now.offset.components.seconds))
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        try await fixture.clock.run(until: everyone)
+        let seconds = await times.events.compactMap { Int($0) }.sorted()
+        #expect(seconds.count == 25)
+        // A burst of 5, then one every 2 s (5 per 10 s).
+        #expect(seconds == Array(repeating: 0, count: 5) + (1...20).map { $0 * 2 })
+        // In any 10-second window at most 5 + 5 requests start (burst plus refill), never more.
+        for start in 0...40 {
+            #expect(seconds.filter { $0 >= start && $0 < start + 10 }.count <= 10)
+        }
     }
 }

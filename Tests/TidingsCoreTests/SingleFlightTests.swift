@@ -2,20 +2,23 @@ import Testing
 
 @testable import TidingsCore
 
-/// An operation that counts its calls and finishes only when the test releases it.
+/// An operation that counts its calls and finishes only when the test opens it; once open it stays
+/// open, so a caller arriving late can never hang the test.
 actor Gate {
     private(set) var calls = 0
     private var waiting: [CheckedContinuation<Void, any Error>] = []
+    private var outcome: Result<Void, any Error>?
 
     func enter() async throws {
         calls += 1
+        if let outcome { return try outcome.get() }
         try await withCheckedThrowingContinuation { waiting.append($0) }
     }
 
     func open(throwing error: (any Error)? = nil) {
-        for continuation in waiting {
-            if let error { continuation.resume(throwing: error) } else { continuation.resume() }
-        }
+        let result: Result<Void, any Error> = error.map { .failure($0) } ?? .success(())
+        outcome = result
+        for continuation in waiting { continuation.resume(with: result) }
         waiting.removeAll()
     }
 

@@ -70,6 +70,27 @@ import Testing
         #expect(try directory.files() == ["store.sqlite"])
     }
 
+    @Test func aWrongKeyOnADamagedStoreLeavesItAloneAndTheRightKeyRecoversIt() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        do {
+            let database = try open(path, key: key)
+            for id in 1...500 { try insert(database, id: Int64(id), text: "draft \(id)") }
+            try database.write { db in
+                for id in 1...500 { try db.execute("INSERT INTO messages(id) VALUES (?)", ["m\(id)"]) }
+            }
+        }
+        // Damage the messages index page, leaving the outbox and the key check readable.
+        #expect(try TestSchema.damageMessagesIndex(path, fill: 0x5A) > 1)
+
+        #expect(throws: StoreError.wrongKey) { try open(path, key: SymmetricKey.random()) }
+        #expect(try directory.files() == ["store.sqlite"])
+
+        let database = try open(path, key: key)
+        #expect(database.openReport.recovery?.keptAllDurableData == true)
+        #expect(try read(database, id: 500) == "draft 500")
+    }
+
     @Test func aTamperedCiphertextFailsAuthentication() throws {
         let database = try open(":memory:", key: key)
         try insert(database, id: 1, text: "pay 10 coins")

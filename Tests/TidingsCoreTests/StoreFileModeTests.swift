@@ -22,6 +22,19 @@ import Testing
         }
     }
 
+    @Test func aRollbackJournalGetsTheDatabaseFilesMode() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        let database = try Database(path: path, schema: TestSchema.schema)
+        try database.writeWithoutTransaction { try $0.execute("PRAGMA journal_mode = DELETE") }
+        let journalMode = try database.write { db in
+            try db.execute("INSERT INTO settings VALUES ('a', 'b')")
+            // Inside the transaction, after the first change, the rollback journal exists.
+            return try mode(path + "-journal")
+        }
+        #expect(journalMode == 0o600)
+    }
+
     @Test func anExistingWorldReadableFileIsTightened() throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")

@@ -39,8 +39,13 @@ import Testing
         let garbage = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
         try garbage.write(to: URL(fileURLWithPath: path))
 
-        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let log = LogCollector()
+        let database = try Database(
+            path: path, schema: TestSchema.schema,
+            configuration: .init(
+                now: { Self.fixedNow }, logger: Logger(subsystem: "test", minimumLevel: .debug, sink: log.append)))
         let recovery = try #require(database.openReport.recovery)
+        #expect(log.records.contains { $0.level == .warning && $0.message.contains(recovery.movedTo) })
         guard case .notADatabase = recovery.reason else {
             Issue.record("expected notADatabase, got \(recovery.reason)")
             return
@@ -95,21 +100,7 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         try fill(path, rows: 3000)
-        let (pageSize, rootPage) = try {
-            let database = try Database(path: path, schema: TestSchema.schema)
-            return try database.read { db in
-                (
-                    try db.fetchOne(Int.self, "PRAGMA page_size") ?? 4096,
-                    try db.fetchOne(
-                        Int.self, "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_messages_1'") ?? 0
-                )
-            }
-        }()
-        #expect(rootPage > 1)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: UInt64(pageSize * (rootPage - 1)))
-        handle.write(Data(repeating: 0xA5, count: pageSize))
-        try handle.close()
+        try damageMessagesIndex(path)
 
         let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
         let recovery = try #require(database.openReport.recovery)
@@ -124,6 +115,32 @@ import Testing
             try $0.fetchOne([UInt8].self, "SELECT payload FROM outbox WHERE id = 2999")
         }
         #expect(payload == [UInt8](repeating: UInt8(2999 % 256), count: 64))
+    }
+
+    @Test func withoutTheIntegrityCheckDamageSurfacesAsATypedErrorOnUse() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try fill(path, rows: 3000)
+        try damageMessagesIndex(path)
+        do {
+            let database = try Database(
+                path: path, schema: TestSchema.schema, configuration: .init(checksIntegrityOnOpen: false))
+            #expect(database.openReport.recovery == nil)
+            #expect(try database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM outbox") } == 3000)
+            // count(*) scans the smaller index, which is the damaged page.
+            #expect(throws: StoreError.corrupt) {
+                try database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM messages") }
+            }
+        }
+        // The next open with the check on replaces the file and keeps the durable rows.
+        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        #expect(database.openReport.recovery?.keptAllDurableData == true)
+        #expect(try counts(database) == ["settings": 1, "outbox": 3000, "messages": 0])
+    }
+
+    /// Overwrites the root page of the messages primary-key index: the table data stays intact.
+    private func damageMessagesIndex(_ path: String) throws {
+        #expect(try TestSchema.damageMessagesIndex(path) > 1)
     }
 
     @Test func aFutureSchemaIsMovedAsideAndDurableTablesCopied() throws {
@@ -197,6 +214,45 @@ import Testing
         let database = try Database(path: path, schema: TestSchema.schema)
         #expect(database.openReport.recovery == nil)
         #expect(try counts(database) == ["settings": 1, "outbox": 50, "messages": 50])
+    }
+
+    @Test func anEmptyExistingFileIsANewStoreNotARecovery() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        let database = try Database(path: path, schema: TestSchema.schema)
+        #expect(database.openReport.recovery == nil)
+        #expect(database.openReport.migratedTo == 1)
+    }
+
+    @Test(arguments: 0..<12) func randomDamageNeverCrashesAndLeavesAUsableStore(round: Int) throws {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try fill(path, rows: 400)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // A few random runs of random bytes, anywhere, the header included.
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            let start = Int.random(in: 0..<bytes.count, using: &random)
+            let length = min(Int.random(in: 1...512, using: &random), bytes.count - start)
+            for index in start..<start + length { bytes[index] = UInt8.random(in: 0...255, using: &random) }
+        }
+        if round % 3 == 0 { bytes.removeLast(Int.random(in: 0..<bytes.count, using: &random)) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let counted = try counts(database)
+        if let recovery = database.openReport.recovery {
+            for table in recovery.salvaged {
+                #expect(counted[table.table] == table.rowsCopied, "seed \(seed)")
+            }
+            #expect(counted["messages"] == 0, "seed \(seed)")
+        }
+        try database.write { try $0.execute("INSERT OR REPLACE INTO settings VALUES ('after', 'damage')") }
+        #expect(
+            try database.read { try $0.fetchOne(String.self, "SELECT value FROM settings WHERE key = 'after'") }
+                == "damage", "seed \(seed)")
     }
 
     @Test func undeclaredTablesAreRefused() throws {

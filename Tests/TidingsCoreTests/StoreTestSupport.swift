@@ -38,4 +38,24 @@ enum TestSchema {
     }
 
     static let schema = DatabaseSchema(tables: tables, migrations: [version1])
+
+    /// Overwrites the root page of the messages primary-key index with `fill` bytes: the table data, the
+    /// other tables and the key check stay readable, `quick_check` does not.
+    /// - Returns: The damaged page number (0 or 1 means the index was not found and nothing was written).
+    @discardableResult
+    static func damageMessagesIndex(_ path: String, fill: UInt8 = 0xA5) throws -> Int {
+        let (pageSize, rootPage) = try Database(path: path, schema: schema).read { db in
+            (
+                try db.fetchOne(Int.self, "PRAGMA page_size") ?? 4096,
+                try db.fetchOne(
+                    Int.self, "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_messages_1'") ?? 0
+            )
+        }
+        guard rootPage > 1 else { return rootPage }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(pageSize * (rootPage - 1)))
+        handle.write(Data(repeating: fill, count: pageSize))
+        try handle.close()
+        return rootPage
+    }
 }

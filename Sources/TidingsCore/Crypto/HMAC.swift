@@ -32,7 +32,11 @@ public enum HMACSHA256 {
                 nil, "HMAC", nil, "SHA256", nil, keyBytes, key.count, messageBytes, message.count, &code, byteCount,
                 &length)
             guard result != nil, length == byteCount else {
-                // Only allocation failure can get here (HMAC-SHA256 is built in and takes any key).
+                // Only allocation failure can get here: HMAC-SHA256 is built in and takes any key and
+                // message, so nothing from network, disk or user reaches this line. Swift itself stops
+                // the process when it cannot allocate, so the API stays non-throwing (like CryptoKit's)
+                // and stops the same way, as `openSSLDigest` does. A pure-Swift fallback would still
+                // need SHA-256 from the same library, which fails under the same condition.
                 fatalError("OpenSSL could not allocate memory for HMAC-SHA256")
             }
             return code

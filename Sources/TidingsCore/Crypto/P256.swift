@@ -18,8 +18,8 @@ public enum P256 {
     public enum KeyAgreement {
         /// A P-256 private key (a scalar `1 ≤ d < n`).
         ///
-        /// Its `description` never shows the scalar.
-        public struct PrivateKey: Sendable, CustomStringConvertible {
+        /// Its `description` and its mirror never show the scalar.
+        public struct PrivateKey: Sendable, CustomStringConvertible, CustomReflectable {
             /// The 32-byte big-endian private scalar.
             ///
             /// - Warning: Secret. Store it only where the app keeps secrets.
@@ -62,6 +62,10 @@ public enum P256 {
             }
 
             public var description: String { "P256.KeyAgreement.PrivateKey(redacted)" }
+            /// Shows the public key only, so `dump(_:)` cannot print the scalar.
+            public var customMirror: Mirror {
+                Mirror(self, children: ["publicKey": publicKey], displayStyle: .struct)
+            }
         }
 
         /// A P-256 public key: a point on the curve, not the point at infinity.

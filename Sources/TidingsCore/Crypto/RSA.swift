@@ -29,8 +29,8 @@ public enum RSA {
     /// Key sizes accepted for generation and import.
     public static let allowedBitCounts: ClosedRange<Int> = 2048...4096
 
-    /// An RSA private key. Its `description` never shows key material.
-    public struct PrivateKey: Sendable, CustomStringConvertible {
+    /// An RSA private key. Its `description` and its mirror never show key material.
+    public struct PrivateKey: Sendable, CustomStringConvertible, CustomReflectable {
         let handle: RSAKeyHandle
         /// The matching public key.
         public let publicKey: PublicKey
@@ -80,6 +80,10 @@ public enum RSA {
         }
 
         public var description: String { "RSA.PrivateKey(\(bitCount) bits, redacted)" }
+        /// Shows the size and public key only, so `dump(_:)` cannot print ``pemRepresentation``.
+        public var customMirror: Mirror {
+            Mirror(self, children: ["bitCount": bitCount, "publicKey": publicKey], displayStyle: .struct)
+        }
     }
 
     /// An RSA public key.

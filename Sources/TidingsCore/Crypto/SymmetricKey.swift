@@ -1,13 +1,16 @@
 /// A `SymmetricKey` is secret key material for AES: 16 bytes (AES-128) or 32 bytes (AES-256).
 ///
-/// Its `description` never shows the key bytes, so a key that ends up in a log line leaks nothing.
+/// Its `description` and its mirror never show the key bytes, so a key that ends up in a log line or
+/// in `dump(_:)` output leaks nothing.
 /// For example:
 ///
 /// ```swift
 /// let key = SymmetricKey.random()                        // 256 bits
 /// let box = try AESGCM.sealCombined(Array("hi".utf8), key: key)
 /// ```
-public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The raw key bytes.
     ///
     /// - Warning: Secret. Store them only where the app keeps secrets (e.g. the Keychain).
@@ -40,6 +43,8 @@ public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible, Custom
 
     public var description: String { "SymmetricKey(\(bitCount) bits, redacted)" }
     public var debugDescription: String { description }
+    /// Shows the size only: `dump(_:)` and reflection-based loggers would otherwise print `bytes`.
+    public var customMirror: Mirror { Mirror(self, children: ["bitCount": bitCount], displayStyle: .struct) }
 }
 
 /// Compares two byte arrays in time that depends only on their lengths.

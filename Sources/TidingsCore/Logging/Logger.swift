@@ -27,6 +27,7 @@ public struct LogRecord: Sendable, CustomStringConvertible {
     /// The text of the record.
     public var message: String
 
+    /// Creates a record; `message` must already be free of secrets and message content.
     public init(level: LogLevel, subsystem: String, message: String) {
         self.level = level
         self.subsystem = subsystem

@@ -23,6 +23,20 @@ import Foundation
 /// ```
 ///
 /// Files are created with mode 0600; SQLite gives its `-wal`, `-shm` and `-journal` files the same mode.
+///
+/// ## Recovery policy
+///
+/// - The file is **replaced** when SQLite says it is not a database or is corrupt, when `quick_check` fails,
+///   when its `user_version` is newer than the schema's, or when a migration step fails on its data but
+///   succeeds on an empty store (so replacing helps). The old file and its `-wal`/`-shm` are renamed to
+///   `<name>.corrupt-<yyyyMMddTHHmmssZ>`, never deleted.
+/// - A too-new file is always moved aside, then every durable table is copied into the fresh store, column by
+///   column where names match; ``RecoveryReport/keptAllDurableData`` says whether every row made it, so the
+///   app can tell the person when something stayed behind in the moved-aside file.
+/// - Durable tables are copied row by row from the old file (read-only), keeping every row read before damage
+///   stops a scan; rows the new schema refuses are counted. Disposable tables start empty.
+/// - The file is **not** touched on a wrong key, a lock held elsewhere (`busy`), I/O or disk-full errors, or a
+///   migration that fails even on an empty store (a bug in it): those throw.
 public final class Database: @unchecked Sendable {
     /// How a store is opened.
     public struct Configuration: Sendable {
@@ -34,13 +48,18 @@ public final class Database: @unchecked Sendable {
         public var logger: Logger
         /// The cipher for encrypted values; when set, opening checks the key (``StoreError/wrongKey``).
         public var cipher: ValueCipher?
+        /// Whether opening runs `PRAGMA quick_check` (on by default). It reads every page, so its cost grows
+        /// with the file; an app with a large store may turn it off for most launches. Damage SQLite meets
+        /// while opening is still recovered from either way.
+        public var checksIntegrityOnOpen: Bool
 
         /// A configuration with a 5-second busy timeout, the system's wall time and no logging.
         public init(
             busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = .disabled, cipher: ValueCipher? = nil
+            logger: Logger = .disabled, cipher: ValueCipher? = nil, checksIntegrityOnOpen: Bool = true
         ) {
             self.cipher = cipher
+            self.checksIntegrityOnOpen = checksIntegrityOnOpen
             self.busyTimeout = busyTimeout
             self.now = now
             self.logger = logger
@@ -72,6 +91,8 @@ public final class Database: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     /// Set while a closure runs: the recursive lock lets its own thread in again, and this catches that.
     private var isAccessing = false
+    /// Set by ``close()``; later accesses throw instead of touching a closed handle.
+    private var isClosed = false
     private let connection: DatabaseConnection
 
     /// Opens (creating if needed) the store at `path`, migrating it to `schema`.
@@ -108,8 +129,37 @@ public final class Database: @unchecked Sendable {
     }
 
     deinit {
+        if !isClosed {
+            connection.finalizeStatements()
+            sqlite3_close_v2(connection.handle)
+        }
+    }
+
+    /// Closes the store now rather than when the last reference goes; later accesses throw
+    /// ``StoreError/misuse``. Closing twice does nothing.
+    ///
+    /// Closing the last connection checkpoints the WAL into the database file and removes the `-wal` file.
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosed, !isAccessing else { return }
+        isClosed = true
         connection.finalizeStatements()
         sqlite3_close_v2(connection.handle)
+    }
+
+    /// Deletes a closed store's files: the database and its `-wal`, `-shm` and `-journal` (e.g. when an
+    /// account is removed). Missing files are not an error.
+    ///
+    /// - Warning: Close every `Database` on `path` first; SQLite cannot protect a file deleted under it.
+    /// - Throws: ``StoreError/io`` naming the file that could not be removed.
+    public static func removeFiles(at path: String) throws {
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
+            guard FileManager.default.fileExists(atPath: file) else { continue }
+            do { try FileManager.default.removeItem(atPath: file) } catch {
+                throw StoreError(.io, message: "cannot remove \(file): \(error.localizedDescription)")
+            }
+        }
     }
 
     // MARK: Access
@@ -125,18 +175,7 @@ public final class Database: @unchecked Sendable {
     ///   timeout; ``StoreError/misuse`` when called from inside another access on the same thread; other
     ///   ``StoreError``s from `COMMIT`, after which the transaction is rolled back.
     public func write<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
-        try withConnection { db throws -> T in
-            try db.execute("BEGIN IMMEDIATE")
-            let value: T
-            do {
-                value = try body(db)
-                try db.execute("COMMIT")
-            } catch {
-                rollback(db)
-                throw error
-            }
-            return value
-        }
+        try withConnection { db throws -> T in try transaction(db, begin: "BEGIN IMMEDIATE", body) }
     }
 
     /// Runs `body` in a read transaction: it sees one consistent snapshot, and any statement that would
@@ -148,16 +187,7 @@ public final class Database: @unchecked Sendable {
         try withConnection { db throws -> T in
             db.allowsWrites = false
             defer { db.allowsWrites = true }
-            try db.execute("BEGIN DEFERRED")
-            let value: T
-            do {
-                value = try body(db)
-                try db.execute("COMMIT")
-            } catch {
-                rollback(db)
-                throw error
-            }
-            return value
+            return try transaction(db, begin: "BEGIN DEFERRED", body)
         }
     }
 
@@ -181,9 +211,26 @@ public final class Database: @unchecked Sendable {
         guard !isAccessing else {
             throw StoreError.misuse("re-entrant access: use the connection you already have")
         }
+        guard !isClosed else { throw StoreError.misuse("the store at \(path) is closed") }
         isAccessing = true
         defer { isAccessing = false }
         return try body(connection)
+    }
+
+    /// Runs `body` between `begin` and `COMMIT`, rolling back when either throws.
+    private func transaction<T>(_ db: DatabaseConnection, begin: String, _ body: (DatabaseConnection) throws -> T)
+        throws -> T
+    {
+        try db.execute(begin)
+        let value: T
+        do {
+            value = try body(db)
+            try db.execute("COMMIT")
+        } catch {
+            rollback(db)
+            throw error
+        }
+        return value
     }
 
     private func rollback(_ db: DatabaseConnection) {

@@ -11,10 +11,16 @@ import CSQLite
 public final class DatabaseConnection {
     let handle: OpaquePointer
     private var cache: [String: Statement] = [:]
+    /// The statement used last: loops run one SQL text over and over, and comparing a string with itself is
+    /// cheaper than hashing it.
+    private var lastStatement: Statement?
     /// False inside `read { }`: statements that would write are refused before they run.
     var allowsWrites = true
     /// How many statements were prepared (compiled) so far; the cache keeps this from growing with use.
     private(set) var preparedStatementCount = 0
+
+    /// How many statements the cache holds now.
+    var cachedStatementCount: Int { cache.count }
 
     /// The cache bound: a program with more distinct SQL texts than this builds SQL dynamically, and keeping
     /// every variant would grow without limit.
@@ -26,6 +32,7 @@ public final class DatabaseConnection {
 
     /// Finalizes every cached statement; must run before the handle is closed.
     func finalizeStatements() {
+        lastStatement = nil
         cache.removeAll()
     }
 
@@ -42,12 +49,45 @@ public final class DatabaseConnection {
     /// - Throws: ``StoreError`` from SQLite (`constraint`, `busy`, `full`…), `misuse` for a wrong argument
     ///   count or several statements, `readOnly` for a write inside `read { }`.
     public func execute(_ sql: String, _ arguments: StatementArguments = []) throws {
-        try withStatement(sql, arguments) { statement in
-            while true {
-                let code = sqlite3_step(statement.handle)
-                if code == SQLITE_DONE { return }
-                if code != SQLITE_ROW { throw StoreError.fromSQLite(code, connection: handle, sql: sql) }
-            }
+        try withStatement(sql, arguments) { statement in try run(statement) }
+    }
+
+    /// Runs one SQL statement with `values` bound in order, building no array: the cheapest way to run the
+    /// same statement many times in a loop.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for message in page { try db.execute("INSERT INTO messages(id, body) VALUES (?, ?)", values: message.id, message.body) }
+    /// ```
+    ///
+    /// - Throws: as ``execute(_:_:)``.
+    @inlinable
+    public func execute<each Value: DatabaseValueConvertible>(_ sql: String, values: repeat each Value) throws {
+        // Inlinable so the caller's concrete types are bound directly: no array, no existential boxes, and no
+        // closure, which would copy the pack into a context on every call.
+        let statement = try acquireStatement(sql)
+        defer { releaseStatement(statement) }
+        var count = 0
+        for _ in repeat (each Value).self { count += 1 }
+        guard count == statement.parameterCount else {
+            throw StoreError.misuse("\(count) arguments for \(statement.parameterCount) parameters", sql: sql)
+        }
+        var index: Int32 = 0
+        func next() -> Int32 {
+            index += 1
+            return index
+        }
+        repeat try statement.bind((each values).databaseValue, at: next())
+        try run(statement)
+    }
+
+    @usableFromInline
+    func run(_ statement: Statement) throws {
+        while true {
+            let code = sqlite3_step(statement.handle)
+            if code == SQLITE_DONE { return }
+            if code != SQLITE_ROW { throw StoreError.fromSQLite(code, connection: handle, sql: statement.sql) }
         }
     }
 
@@ -185,13 +225,31 @@ public final class DatabaseConnection {
 
     // MARK: Statements
 
-    /// Prepares (or reuses) the statement for `sql`, binds `arguments`, runs `body`, then resets it.
     func withStatement<R>(
         _ sql: String, _ arguments: StatementArguments, _ body: (Statement) throws -> R
     ) throws -> R {
+        try withStatement(sql, { statement throws(StoreError) in try statement.bind(arguments) }, body)
+    }
+
+    /// Prepares (or reuses) the statement for `sql`, binds with `bind`, runs `body`, then resets it.
+    func withStatement<R>(
+        _ sql: String, _ bind: (Statement) throws(StoreError) -> Void, _ body: (Statement) throws -> R
+    ) throws -> R {
+        let statement = try acquireStatement(sql)
+        defer { releaseStatement(statement) }
+        try bind(statement)
+        return try body(statement)
+    }
+
+    /// The cached statement for `sql` (prepared on first use), marked in use; pair with ``releaseStatement(_:)``.
+    @usableFromInline
+    func acquireStatement(_ sql: String) throws -> Statement {
         let statement: Statement
-        if let cached = cache[sql], !cached.isInUse {
+        if let last = lastStatement, !last.isInUse, last.sql == sql {
+            statement = last
+        } else if let cached = cache[sql], !cached.isInUse {
             statement = cached
+            lastStatement = cached
         } else {
             statement = try Statement(connection: handle, sql: sql)
             preparedStatementCount += 1
@@ -199,17 +257,20 @@ public final class DatabaseConnection {
             if cache[sql] == nil {
                 if cache.count >= Self.cacheLimit { cache = cache.filter { $0.value.isInUse } }
                 cache[sql] = statement
+                lastStatement = statement
             }
         }
         guard allowsWrites || statement.isReadOnly else {
             throw StoreError(.readOnly, message: "a statement that writes, inside read { }", sql: sql)
         }
         statement.isInUse = true
-        defer {
-            statement.reset()
-            statement.isInUse = false
-        }
-        try statement.bind(arguments)
-        return try body(statement)
+        return statement
+    }
+
+    /// Resets `statement` for its next use and returns it to the cache.
+    @usableFromInline
+    func releaseStatement(_ statement: Statement) {
+        statement.reset()
+        statement.isInUse = false
     }
 }

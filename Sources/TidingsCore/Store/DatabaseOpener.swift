@@ -63,11 +63,13 @@ struct DatabaseOpener {
             try configure(handle)
             let db = DatabaseConnection(handle: handle)
             defer { db.finalizeStatements() }
-            if !isInMemory, let problem = try quickCheck(db) {
+            // The key first: a wrong key must leave the file alone even when it is also damaged, since the
+            // person may only have typed the wrong passphrase.
+            try configuration.cipher?.verifyKey(in: db)
+            if !isInMemory, configuration.checksIntegrityOnOpen, let problem = try quickCheck(db) {
                 Self.close(handle)
                 return .replace(.corrupt(problem))
             }
-            try configuration.cipher?.verifyKey(in: db)
             let found = try db.userVersion()
             if found > schema.version {
                 Self.close(handle)
@@ -94,9 +96,10 @@ struct DatabaseOpener {
 
     private func configure(_ handle: OpaquePointer) throws {
         sqlite3_extended_result_codes(handle, 1)
+        // Bounded before scaling: `.seconds(.max)` ("wait as long as possible") clamps instead of trapping.
+        let (seconds, attoseconds) = configuration.busyTimeout.components
         let milliseconds =
-            configuration.busyTimeout.components.seconds * 1000
-            + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+            seconds < 0 ? 0 : min(seconds, Int64(Int32.max)) * 1000 + attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
         let db = DatabaseConnection(handle: handle)
         defer { db.finalizeStatements() }
@@ -122,13 +125,15 @@ struct DatabaseOpener {
             try runMigrations(db, from: found)
             return nil
         } catch {
-            let underlying = (error as? MigrationStepError)?.underlying ?? error
-            if let storeError = underlying as? StoreError, storeError == .notADatabase || storeError == .corrupt {
+            // Only a step that fails on its own terms can justify replacing the file. A lock held elsewhere, a
+            // full disk or an I/O error says nothing about the data: the file stays, the caller gets the error.
+            guard let stepError = error as? MigrationStepError else { throw error }
+            if let storeError = stepError.underlying as? StoreError, Self.isEnvironmental(storeError) {
                 throw storeError
             }
-            let failedVersion = failingVersion(error) ?? found + 1
-            logger.error("migration to version \(failedVersion) failed: \(error)")
-            if isInMemory || found == 0 { throw migrationError(error, version: failedVersion) }
+            let failure = migrationError(error, version: stepError.version)
+            logger.error(failure.message)
+            if isInMemory || found == 0 { throw failure }
             // Would the steps work on an empty store? If not, replacing the file would not help.
             do {
                 let probe = try Self.openHandle(":memory:", flags: SQLITE_OPEN_READWRITE)
@@ -139,7 +144,16 @@ struct DatabaseOpener {
             } catch {
                 throw migrationError(error, version: failingVersion(error) ?? 1)
             }
-            return .migrationFailed(version: failedVersion, message: "\(error)")
+            return .migrationFailed(version: stepError.version, message: failure.message)
+        }
+    }
+
+    /// Failures that come from the file's surroundings (locks, disk, permissions) or its damage, not from what
+    /// a migration asked for.
+    static func isEnvironmental(_ error: StoreError) -> Bool {
+        switch error.code {
+        case .busy, .io, .full, .cannotOpen, .readOnly, .notADatabase, .corrupt: true
+        default: false
         }
     }
 
@@ -261,20 +275,39 @@ struct DatabaseOpener {
             let quotedTable = "\"\(table.replacingOccurrences(of: "\"", with: "\"\""))\""
             let insert =
                 "INSERT OR REPLACE INTO \(quotedTable) (\(list)) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+            // WITHOUT ROWID tables have no rowid to follow; for them, count what the table gained instead.
+            let hasRowID = (try? target.execute("SELECT rowid FROM \(quotedTable) LIMIT 0")) != nil
             try target.execute("BEGIN IMMEDIATE")
+            let countBefore = try target.fetchOne(Int.self, "SELECT count(*) FROM \(quotedTable)") ?? 0
+            var insertedRowIDs = Set<Int64>()
+            var inserts = 0
             do {
                 try source.forEachRow("SELECT \(list) FROM \(quotedTable)") { row in
                     do {
                         try target.execute(insert, row.values)
-                        result.rowsCopied += 1
+                        inserts += 1
+                        if hasRowID { insertedRowIDs.insert(target.lastInsertRowID) }
                     } catch let error as StoreError where error == .constraint || error == .typeMismatch {
                         result.rowsRefused += 1
                     }
                 }
             } catch {
                 // Keep what was read before the damaged part; report where it stopped.
-                result.problem = "stopped after \(result.rowsCopied + result.rowsRefused) rows: \(error)"
+                result.problem = "stopped after \(inserts + result.rowsRefused) rows: \(error)"
             }
+            // A damaged file can repeat a key; REPLACE then removed the earlier copy. Count only the rows that
+            // are still there, and the replaced ones as refused.
+            if hasRowID {
+                var present = 0
+                try target.forEachRow("SELECT rowid FROM \(quotedTable)") { row in
+                    if insertedRowIDs.contains(try row[0]) { present += 1 }
+                }
+                result.rowsCopied = present
+            } else {
+                let countAfter = try target.fetchOne(Int.self, "SELECT count(*) FROM \(quotedTable)") ?? 0
+                result.rowsCopied = min(inserts, countAfter - countBefore)
+            }
+            result.rowsRefused += inserts - result.rowsCopied
             try target.execute("COMMIT")
         } catch {
             if target.isInTransaction { try? target.execute("ROLLBACK") }

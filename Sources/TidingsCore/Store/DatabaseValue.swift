@@ -41,33 +41,39 @@ public protocol DatabaseValueConvertible: Sendable {
 }
 
 /// The values bound to a statement's `?` parameters, in order.
+///
+/// A bare `nil` has no type in an array literal: write `DatabaseValue.null` or a typed optional
+/// (`String?.none`, or a variable of type `String?`).
 public typealias StatementArguments = [any DatabaseValueConvertible]
 
 extension DatabaseValue: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { self }
+    @inlinable public var databaseValue: DatabaseValue { self }
     public init(databaseColumn column: DatabaseColumn) throws { self = column.value }
 }
 
 extension Int64: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(self) }
+    @inlinable public var databaseValue: DatabaseValue { .integer(self) }
+    @inlinable
     public init(databaseColumn column: DatabaseColumn) throws {
-        guard column.storage == .integer else { throw column.mismatch("Int64") }
-        self = column.int64
+        guard let value = column.integer else { throw column.mismatch("Int64") }
+        self = value
     }
 }
 
 extension Int: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    @inlinable public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    @inlinable
     public init(databaseColumn column: DatabaseColumn) throws {
-        guard column.storage == .integer else { throw column.mismatch("Int") }
-        self = Int(column.int64)
+        guard let value = column.integer, let int = Int(exactly: value) else { throw column.mismatch("Int") }
+        self = int
     }
 }
 
 extension Int32: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    @inlinable public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    @inlinable
     public init(databaseColumn column: DatabaseColumn) throws {
-        guard column.storage == .integer, let value = Int32(exactly: column.int64) else {
+        guard let wide = column.integer, let value = Int32(exactly: wide) else {
             throw column.mismatch("Int32")
         }
         self = value
@@ -75,15 +81,17 @@ extension Int32: DatabaseValueConvertible {
 }
 
 extension Bool: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    @inlinable public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    @inlinable
     public init(databaseColumn column: DatabaseColumn) throws {
-        guard column.storage == .integer else { throw column.mismatch("Bool") }
-        self = column.int64 != 0
+        guard let value = column.integer else { throw column.mismatch("Bool") }
+        self = value != 0
     }
 }
 
 extension Double: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .real(self) }
+    @inlinable public var databaseValue: DatabaseValue { .real(self) }
+    @inlinable
     public init(databaseColumn column: DatabaseColumn) throws {
         switch column.storage {
         case .real: self = column.double
@@ -94,7 +102,7 @@ extension Double: DatabaseValueConvertible {
 }
 
 extension String: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .text(self) }
+    @inlinable public var databaseValue: DatabaseValue { .text(self) }
     public init(databaseColumn column: DatabaseColumn) throws {
         guard column.storage == .text else { throw column.mismatch("String") }
         self = column.string
@@ -102,7 +110,7 @@ extension String: DatabaseValueConvertible {
 }
 
 extension [UInt8]: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .blob(self) }
+    @inlinable public var databaseValue: DatabaseValue { .blob(self) }
     public init(databaseColumn column: DatabaseColumn) throws {
         guard column.storage == .blob else { throw column.mismatch("[UInt8]") }
         self = column.bytes
@@ -110,7 +118,7 @@ extension [UInt8]: DatabaseValueConvertible {
 }
 
 extension Data: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .blob([UInt8](self)) }
+    @inlinable public var databaseValue: DatabaseValue { .blob([UInt8](self)) }
     public init(databaseColumn column: DatabaseColumn) throws {
         guard column.storage == .blob else { throw column.mismatch("Data") }
         self = Data(column.bytes)
@@ -118,7 +126,7 @@ extension Data: DatabaseValueConvertible {
 }
 
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue {
+    @inlinable public var databaseValue: DatabaseValue {
         switch self {
         case .none: .null
         case .some(let value): value.databaseValue

@@ -23,7 +23,8 @@ public struct RecoveryReport: Sendable, Equatable {
         public var table: String
         /// Rows copied into the fresh store.
         public var rowsCopied: Int
-        /// Rows read from the old file that the fresh store refused (constraints of the new schema).
+        /// Rows read from the old file that are not in the fresh store: refused by the new schema's constraints,
+        /// or repeating a key already copied (only a damaged file does that).
         public var rowsRefused: Int
         /// Why copying stopped early or could not start (unreadable table, missing in the old file), if it did.
         public var problem: String?

@@ -89,11 +89,22 @@ public struct DatabaseColumn {
         }
     }
 
+    /// The value when its storage class is `INTEGER`, else `nil`: one check and one read, for hot loops.
+    @inlinable
+    public var integer: Int64? {
+        // One column lookup, then two cheap reads of the value, instead of two column lookups.
+        guard let value = sqlite3_column_value(statement, index), sqlite3_value_type(value) == SQLITE_INTEGER else {
+            return nil
+        }
+        return sqlite3_value_int64(value)
+    }
+
     /// The value as a 64-bit integer (SQLite's conversion rules apply to other storage classes).
     @inlinable
     public var int64: Int64 { sqlite3_column_int64(statement, index) }
 
     /// The value as a double (SQLite's conversion rules apply to other storage classes).
+    @inlinable
     public var double: Double { sqlite3_column_double(statement, index) }
 
     /// The value as UTF-8 text (invalid UTF-8 is repaired with replacement characters, never trapped on).

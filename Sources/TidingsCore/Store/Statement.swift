@@ -1,21 +1,24 @@
 import CSQLite
 
 /// A prepared SQLite statement, owned by one connection and used only under its lock.
+@usableFromInline
 final class Statement {
     let handle: OpaquePointer
-    let sql: String
-    let parameterCount: Int
+    @usableFromInline let sql: String
+    @usableFromInline let parameterCount: Int
     let columnCount: Int
     let isReadOnly: Bool
     /// True while a caller is stepping it, so a nested use of the same SQL prepares a fresh statement.
     var isInUse = false
+    /// True when text or a blob is bound: SQLite keeps copies of those until they are cleared.
+    private var holdsCopies = false
 
     init(connection: OpaquePointer, sql: String) throws(StoreError) {
         var statement: OpaquePointer?
         var tail: UnsafePointer<CChar>?
         let code = sql.withCString { text in
             // SQLITE_PREPARE_PERSISTENT: these statements live in the cache for the connection's lifetime.
-            sqlite3_prepare_v3(connection, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
+            sqlite3_prepare_v2(connection, text, -1, &statement, &tail)
         }
         guard code == SQLITE_OK else {
             sqlite3_finalize(statement)
@@ -42,11 +45,15 @@ final class Statement {
         guard arguments.count == parameterCount else {
             throw StoreError.misuse("\(arguments.count) arguments for \(parameterCount) parameters", sql: sql)
         }
-        for (offset, argument) in arguments.enumerated() {
-            try bind(argument.databaseValue, at: Int32(offset + 1))
+        // Indexing borrows each existential; `enumerated()` would copy it.
+        var index = 0
+        while index < arguments.count {
+            try bind(arguments[index].databaseValue, at: Int32(truncatingIfNeeded: index + 1))
+            index += 1
         }
     }
 
+    @usableFromInline
     func bind(_ value: DatabaseValue, at index: Int32) throws(StoreError) {
         let code: Int32
         switch value {
@@ -54,6 +61,7 @@ final class Statement {
         case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
         case .real(let real): code = sqlite3_bind_double(handle, index, real)
         case .text(var text):
+            holdsCopies = true
             code = text.withUTF8 { utf8 in
                 // An empty buffer may have no address, and a NULL pointer would bind SQL NULL, not ''.
                 guard let base = utf8.baseAddress, !utf8.isEmpty else {
@@ -65,6 +73,7 @@ final class Statement {
                 }
             }
         case .blob(let bytes):
+            holdsCopies = true
             code = bytes.withUnsafeBytes { raw in
                 // Same reason as text: an empty blob must stay a blob, not become NULL.
                 guard let base = raw.baseAddress, !raw.isEmpty else { return sqlite3_bind_zeroblob(handle, index, 0) }
@@ -79,7 +88,10 @@ final class Statement {
     /// Clears the previous run's state so the statement can run again with new arguments.
     func reset() {
         sqlite3_reset(handle)
-        // Drop the copies of bound values now rather than at the next use: they may be secrets.
-        sqlite3_clear_bindings(handle)
+        // Drop the copies of bound text and blobs now rather than at the next use: they may be secrets.
+        if holdsCopies {
+            sqlite3_clear_bindings(handle)
+            holdsCopies = false
+        }
     }
 }

@@ -8,7 +8,8 @@ import Foundation
 ///   a time in deadline order, ties in the order they began to sleep, and `now` equals each sleeper's
 ///   deadline when it wakes.
 /// - Cancelling a sleeping task makes its `sleep` throw `CancellationError` at once, without advancing.
-/// - `advance` yields between wake-ups so that woken tasks run (and may go back to sleep) before it returns.
+/// - `advance` waits after each wake-up until the woken task is running again, then yields so it can
+///   go on (and perhaps sleep again) before the next sleeper wakes or `advance` returns.
 ///
 /// For example:
 ///
@@ -24,7 +25,7 @@ public final class TestClock: Clock, @unchecked Sendable {
     private enum SleeperState {
         case starting
         case cancelledBeforeSuspending
-        case waiting(deadline: Instant, order: UInt64, continuation: CheckedContinuation<Void, any Error>)
+        case waiting(deadline: Instant, order: UInt64, continuation: CheckedContinuation<Bool, any Error>)
     }
 
     // All state sits behind one lock: `sleep` is called from arbitrary tasks and threads.
@@ -32,6 +33,8 @@ public final class TestClock: Clock, @unchecked Sendable {
     private var currentInstant = Instant(offset: .zero)
     private var sleepers: [UInt64: SleeperState] = [:]
     private var nextSleeperID: UInt64 = 0
+    /// Sleepers resumed by `advance` whose task has not yet returned from `sleep`.
+    private var wakingSleepers = 0
     private let yieldsPerStep: Int
 
     /// Creates a clock at instant zero.
@@ -67,8 +70,8 @@ public final class TestClock: Clock, @unchecked Sendable {
             sleepers[nextSleeperID] = .starting
             return nextSleeperID
         }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        let wokenByAdvance = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
                 enum Outcome { case suspend, wake, cancel }
                 let outcome: Outcome = lock.withLock {
                     if case .cancelledBeforeSuspending = sleepers[id] {
@@ -84,12 +87,12 @@ public final class TestClock: Clock, @unchecked Sendable {
                 }
                 switch outcome {
                 case .suspend: break
-                case .wake: continuation.resume()
+                case .wake: continuation.resume(returning: false)
                 case .cancel: continuation.resume(throwing: CancellationError())
                 }
             }
         } onCancel: {
-            let continuation: CheckedContinuation<Void, any Error>? = lock.withLock {
+            let continuation: CheckedContinuation<Bool, any Error>? = lock.withLock {
                 switch sleepers[id] {
                 case .starting:
                     sleepers[id] = .cancelledBeforeSuspending
@@ -102,6 +105,9 @@ public final class TestClock: Clock, @unchecked Sendable {
                 }
             }
             continuation?.resume(throwing: CancellationError())
+        }
+        if wokenByAdvance {
+            lock.withLock { wakingSleepers -= 1 }
         }
     }
 
@@ -118,7 +124,8 @@ public final class TestClock: Clock, @unchecked Sendable {
     public func advance(to target: Instant) async {
         await yieldToOtherTasks()
         while let continuation = takeEarliestSleeper(notAfter: target) {
-            continuation.resume()
+            continuation.resume(returning: true)
+            await yieldUntilWokenTasksRun()
             await yieldToOtherTasks()
         }
         lock.withLock {
@@ -136,6 +143,50 @@ public final class TestClock: Clock, @unchecked Sendable {
             guard let deadline = earliestDeadline() else { return }
             await advance(to: deadline)
         }
+    }
+
+    /// Advances from deadline to deadline until `task` has finished, then returns its result.
+    ///
+    /// Unlike ``run(maxSteps:)`` it never stops early because the task was briefly between two
+    /// sleeps: while no one sleeps it yields and looks again. For example:
+    ///
+    /// ```swift
+    /// let poll = Task { try await poller.pollThreeTimes() }
+    /// let result = try await clock.run(until: poll)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - maxSteps: A bound on deadlines advanced to; past it the task is cancelled.
+    ///   - maxIdleYields: A bound on yields while no task sleeps (the task may be waiting on something
+    ///     other than the clock); past it the task is cancelled.
+    /// - Returns: The task's value.
+    /// - Throws: The task's error (`CancellationError` when a bound was hit).
+    @discardableResult
+    public func run<Success: Sendable>(
+        until task: Task<Success, any Error>, maxSteps: Int = 10_000, maxIdleYields: Int = 1_000_000
+    ) async throws -> Success {
+        let finished = FinishedFlag()
+        let watcher = Task {
+            _ = await task.result
+            finished.set()
+        }
+        var steps = 0
+        var idleYields = 0
+        while !finished.isSet {
+            if let deadline = earliestDeadline() {
+                guard steps < maxSteps else { break }
+                steps += 1
+                idleYields = 0
+                await advance(to: deadline)
+            } else {
+                guard idleYields < maxIdleYields else { break }
+                idleYields += 1
+                await Task.yield()
+            }
+        }
+        if !finished.isSet { task.cancel() }
+        await watcher.value
+        return try await task.value
     }
 
     /// Yields until at least `count` tasks sleep on the clock, so a test can advance knowing its task
@@ -159,10 +210,10 @@ public final class TestClock: Clock, @unchecked Sendable {
         }
     }
 
-    private func takeEarliestSleeper(notAfter target: Instant) -> CheckedContinuation<Void, any Error>? {
+    private func takeEarliestSleeper(notAfter target: Instant) -> CheckedContinuation<Bool, any Error>? {
         lock.withLock {
             var best:
-                (id: UInt64, deadline: Instant, order: UInt64, continuation: CheckedContinuation<Void, any Error>)?
+                (id: UInt64, deadline: Instant, order: UInt64, continuation: CheckedContinuation<Bool, any Error>)?
             for (id, state) in sleepers {
                 guard case .waiting(let deadline, let order, let continuation) = state, deadline <= target else {
                     continue
@@ -172,12 +223,31 @@ public final class TestClock: Clock, @unchecked Sendable {
             }
             guard let best else { return nil }
             sleepers[best.id] = nil
+            wakingSleepers += 1
             if currentInstant < best.deadline { currentInstant = best.deadline }
             return best.continuation
+        }
+    }
+
+    /// Yields until every task woken so far is running again (it has returned from `sleep`), so a
+    /// busy thread pool cannot make `advance` outrun the tasks it woke. Bounded, in case a woken task
+    /// is starved by something outside the clock.
+    private func yieldUntilWokenTasksRun() async {
+        for _ in 0..<100_000 {
+            if lock.withLock({ wakingSleepers == 0 }) { return }
+            await Task.yield()
         }
     }
 
     private func yieldToOtherTasks() async {
         for _ in 0..<yieldsPerStep { await Task.yield() }
     }
+}
+
+/// A thread-safe one-way flag.
+private final class FinishedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }

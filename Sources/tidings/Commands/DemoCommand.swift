@@ -34,5 +34,6 @@ struct DemoPart: Sendable {
 
 /// The demo's parts in the order they run.
 let demoParts: [DemoPart] = [
-    coreDemoPart
+    coreDemoPart,
+    kecalekDemoPart,
 ]

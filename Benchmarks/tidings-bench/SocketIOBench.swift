@@ -1,0 +1,215 @@
+import Foundation
+import TidingsNet
+
+/// `tidings-bench socketio`: Tidings' Socket.IO client against python-socketio's own AsyncClient,
+/// both talking to one python-socketio 5 server (aiohttp) on loopback, over WebSocket and over
+/// long-polling, in the same run.
+let socketIOSuite = BenchSuite(
+    name: "socketio",
+    abstract: "Socket.IO client vs python-socketio AsyncClient: connect, ack RTT, pipelined acks, 64 KiB"
+) { reporter in
+    try await SocketIOBench.run(reporter)
+}
+
+enum SocketIOBench {
+    /// The workload, the same on both sides (see Tests/Peers/socketio_bench_client.py).
+    static let connects = 20
+    static let acks = 1_000
+    static let pipelined = 2_000
+    static let binaryRounds = 20
+
+    struct Figures: Decodable {
+        var connect_ms: Double
+        var ack_p50_ms: Double
+        var ack_p99_ms: Double
+        var pipelined_acks_per_s: Double
+        var binary_64k_ms: Double
+    }
+
+    struct BenchError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func progress(_ text: String) {
+        FileHandle.standardError.write(Data("socketio: \(text)\n".utf8))
+    }
+
+    static func run(_ reporter: BenchReporter) async throws {
+        let root = projectRoot()
+        let server = try BenchPeer.start(
+            root: root, script: "Tests/Peers/socketio_server.py", arguments: ["--port", "0"])
+        defer { server.stop() }
+        let url = URL(string: "http://127.0.0.1:\(server.port)")!
+        var firstID = 1
+        // Over polling python-socketio's own client refuses a response with more than 16 packets, so
+        // both clients keep at most 16 acks in flight there; over WebSocket all are sent at once.
+        for (label, transports, pythonName, window) in [
+            ("WebSocket", EngineIOClient.Transports.webSocket, "websocket", pipelined),
+            ("polling", EngineIOClient.Transports.polling, "polling", 16),
+        ] {
+            progress("\(label): warming up")
+            _ = try await measureTidings(url: url, transports: transports, window: window, scale: 10)
+            progress("\(label): Tidings")
+            let tidings = try await measureTidings(url: url, transports: transports, window: window, scale: 1)
+            progress("\(label): python-socketio")
+            let python = try runPython(root: root, url: url, transport: pythonName, window: window)
+            let rows: [(String, String, Double, Double)] = [
+                ("connect time (\(label)), median", "ms", tidings.connect_ms, python.connect_ms),
+                ("ack round trip (\(label)), p50", "ms", tidings.ack_p50_ms, python.ack_p50_ms),
+                ("ack round trip (\(label)), p99", "ms", tidings.ack_p99_ms, python.ack_p99_ms),
+                (
+                    "pipelined acks (\(label)), \(pipelined) with \(window) in flight", "acks/s",
+                    tidings.pipelined_acks_per_s, python.pipelined_acks_per_s
+                ),
+                ("64 KiB binary ack (\(label)), median", "ms", tidings.binary_64k_ms, python.binary_64k_ms),
+            ]
+            for (offset, row) in rows.enumerated() {
+                let higherIsBetter = row.1 == "acks/s"
+                reporter.report(
+                    BenchResult(
+                        id: "SIO\(firstID + offset)", name: row.0, value: row.2, unit: row.1, baseline: row.3,
+                        note: "baseline: python-socketio AsyncClient; \(higherIsBetter ? "higher" : "lower") is better")
+                )
+                // Rows must reach a pipe as they are measured, not at exit.
+                fflush(nil)
+                let wins = higherIsBetter ? row.2 > row.3 : row.2 < row.3
+                if !wins {
+                    FileHandle.standardError.write(Data("warning: Tidings does not beat Python on '\(row.0)'\n".utf8))
+                }
+            }
+            firstID += rows.count
+        }
+    }
+
+    /// Runs the workload with Tidings' client; `scale` divides the counts (for a warm-up).
+    static func measureTidings(
+        url: URL, transports: EngineIOClient.Transports, window: Int, scale: Int
+    ) async throws -> Figures {
+        let configuration = SocketIOClient.Configuration(reconnects: false)
+        var connectTimes: [Double] = []
+        for _ in 0..<max(connects / scale, 1) {
+            let client = SocketIOClient(url: url, transports: transports, configuration: configuration)
+            connectTimes.append(try await measureSecondsAsync { try await client.connect() } * 1000)
+            await client.disconnect()
+        }
+
+        progress("  round trips")
+        let client = SocketIOClient(url: url, transports: transports, configuration: configuration)
+        try await client.connect()
+        for index in 0..<50 { _ = try await client.emitWithAck("echo", .int(index)) }
+
+        var roundTrips: [Double] = []
+        for index in 0..<max(acks / scale, 1) {
+            roundTrips.append(
+                try await measureSecondsAsync { _ = try await client.emitWithAck("echo", .int(index)) } * 1000)
+        }
+
+        progress("  pipelined")
+        let inFlight = max(pipelined / scale, 1)
+        let pipelinedSeconds = try await measureSecondsAsync {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<inFlight {
+                    if index >= window { try await group.next() }
+                    group.addTask { _ = try await client.emitWithAck("echo", .int(index), timeout: .seconds(60)) }
+                }
+                try await group.waitForAll()
+            }
+        }
+
+        progress("  64 KiB")
+        let blob = (0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        var binaryTimes: [Double] = []
+        for _ in 0..<max(binaryRounds / scale, 1) {
+            var reply: [JSONValue] = []
+            binaryTimes.append(
+                try await measureSecondsAsync { reply = try await client.emitWithAck("echo", .binary(blob)) } * 1000)
+            guard reply == [.binary(blob)] else { throw BenchError(description: "binary echo mismatch") }
+        }
+        await client.disconnect()
+        return Figures(
+            connect_ms: percentile(connectTimes, 0.5), ack_p50_ms: percentile(roundTrips, 0.5),
+            ack_p99_ms: percentile(roundTrips, 0.99), pipelined_acks_per_s: Double(inFlight) / pipelinedSeconds,
+            binary_64k_ms: percentile(binaryTimes, 0.5))
+    }
+
+    /// Runs the Python baseline as a subprocess and decodes its JSON line.
+    static func runPython(root: URL, url: URL, transport: String, window: Int) throws -> Figures {
+        let process = Process()
+        process.executableURL = root.appendingPathComponent(".venv/bin/python")
+        process.arguments = [
+            root.appendingPathComponent("Tests/Peers/socketio_bench_client.py").path, "--url", url.absoluteString,
+            "--transport", transport, "--connects", String(connects), "--acks", String(acks), "--pipelined",
+            String(pipelined), "--binary", String(binaryRounds), "--window", String(window),
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // The script prints its figures, then disconnects slowly (python-socketio's polling disconnect
+        // waits for the long poll): take the line and stop it.
+        var data = Data()
+        while !data.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            data.append(chunk)
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        guard let line = data.split(separator: 0x0A).first else {
+            throw BenchError(description: "the Python baseline failed (\(process.terminationStatus))")
+        }
+        return try JSONDecoder().decode(Figures.self, from: Data(line))
+    }
+
+    static func projectRoot() -> URL {
+        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while url.path != "/" {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+            url.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    }
+}
+
+/// A Python server process for a benchmark, stopped by its process id.
+final class BenchPeer {
+    let port: Int
+    private let process: Process
+
+    private init(port: Int, process: Process) {
+        self.port = port
+        self.process = process
+    }
+
+    static func start(root: URL, script: String, arguments: [String]) throws -> BenchPeer {
+        let process = Process()
+        process.executableURL = root.appendingPathComponent(".venv/bin/python")
+        process.arguments = ["-u", root.appendingPathComponent(script).path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var buffer = Data()
+        while true {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty {
+                throw SocketIOBench.BenchError(description: "\(script) exited before READY")
+            }
+            buffer.append(chunk)
+            let text = String(decoding: buffer, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("READY ") }),
+                let port = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces))
+            {
+                return BenchPeer(port: port, process: process)
+            }
+        }
+    }
+
+    /// Stops the server: SIGTERM, then SIGKILL after two seconds (aiohttp may wait on open sockets).
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}

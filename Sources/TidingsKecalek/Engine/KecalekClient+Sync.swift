@@ -1,0 +1,348 @@
+import Foundation
+
+extension KecalekClient {
+    /// The newest `limit` messages of a conversation (offset 0), or an older page (`offset > 0`),
+    /// following the incremental-sync document exactly.
+    ///
+    /// - With a non-empty cache and offset 0: `get_messages` with `after_ts` = the newest cached
+    ///   `created_at` (repeated while pages come back full), then `get_deleted_since` with the same
+    ///   timestamp; the new messages and the deletions are applied in one cache transaction, and the
+    ///   answer is the newest `limit` cached messages.
+    /// - With an empty cache or `offset > 0`: a full `get_messages` whose messages also go to the cache.
+    /// - Offline or on a server error (timeout, error status, lost connection) with offset 0: the cache
+    ///   answers and ``KecalekMessagePage/source`` says why; nothing is written.
+    /// - `mark_read` is sent only for fetched messages others sent that the user has not read, never empty.
+    ///
+    /// Control payloads never appear in ``KecalekMessagePage/messages``. This method does not throw:
+    /// failures are reported in the page (``KecalekMessagePage/source``, ``KecalekMessagePage/issues``).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let page = await client.messages(conversation: "general", limit: 50)
+    /// print(page.source, page.traffic.totalBytes)
+    /// ```
+    public func messages(conversation conversationID: String, limit: Int = 50, offset: Int = 0) async
+        -> KecalekMessagePage
+    {
+        let limit = max(1, limit)
+        let offset = max(0, offset)
+        if offset == 0, !openConversations.contains(conversationID) { openConversations.append(conversationID) }
+        // Callers asking for the same page while it is being fetched share that fetch: one set of
+        // requests, one `mark_read`.
+        let key = SharedSyncKey(conversationID: conversationID, limit: limit, offset: offset)
+        if let running = sharedSyncs[key] { return await running.value }
+        let task = Task { await self.trackedSync(conversationID, limit: limit, offset: offset) }
+        sharedSyncs[key] = task
+        let page = await task.value
+        sharedSyncs[key] = nil
+        return page
+    }
+
+    private func trackedSync(_ conversationID: String, limit: Int, offset: Int) async -> KecalekMessagePage {
+        await tracked(conversationID) { await self.sync(conversationID, limit: limit, offset: offset) }
+    }
+
+    /// Runs `body` counted as a sync of the conversation: notifications that arrive meanwhile are
+    /// held back (new messages) or remembered (deletions) until the last sync of it ends.
+    private func tracked<T>(_ conversationID: String, _ body: () async -> T) async -> T {
+        syncsInFlight[conversationID, default: 0] += 1
+        let result = await body()
+        syncsInFlight[conversationID, default: 1] -= 1
+        if syncsInFlight[conversationID] == 0 {
+            syncsInFlight[conversationID] = nil
+            deletedDuringSync[conversationID] = nil
+            flushBufferedMessages(conversationID)
+        }
+        return result
+    }
+
+    private func sync(_ conversationID: String, limit: Int, offset: Int) async -> KecalekMessagePage {
+        var since: KecalekTimestamp?
+        if offset == 0 {
+            do {
+                since = try cache.newestTimestamp(conversationID: conversationID)
+            } catch {
+                log.error("cache read failed, fetching in full: \(error)")
+            }
+        }
+        if let since {
+            return await incrementalSync(conversationID, limit: limit, since: since)
+        }
+        return await fullFetch(conversationID, limit: limit, offset: offset)
+    }
+
+    /// Fetches a whole conversation from the newest message back, `pageSize` messages per request,
+    /// writing each page in its own transaction and keeping no page after it is stored.
+    ///
+    /// Meant for prefetching and for measuring: memory stays bounded by one page.
+    /// - Returns: How many messages were stored and what crossed the wire; stops at the first failure,
+    ///   keeping the pages already stored. A server that answers a page with the same messages as the
+    ///   page before (it ignores `offset`) stops the fetch with ``KecalekError/server`` instead of looping.
+    public func fetchAll(conversation conversationID: String, pageSize: Int = 500) async -> KecalekBackfill {
+        await tracked(conversationID) { await self.backfill(conversationID, pageSize: pageSize) }
+    }
+
+    private func backfill(_ conversationID: String, pageSize: Int) async -> KecalekBackfill {
+        var result = KecalekBackfill(conversationID: conversationID)
+        let pageSize = max(1, pageSize)
+        var offset = 0
+        var previousIDs: [String] = []
+        while true {
+            let (outcome, record) = await request(
+                "get_messages",
+                [
+                    "conversation_id": .string(conversationID), "limit": .int(Int64(pageSize)),
+                    "offset": .int(Int64(offset)),
+                ],
+                items: { $0.data["messages"]?.arrayValue?.count ?? 0 })
+            result.traffic.requests.append(record)
+            guard case .success(let response) = outcome else {
+                result.failure = record.failure
+                return result
+            }
+            let raw = response.data["messages"]?.arrayValue ?? []
+            let count = raw.count
+            // A server that ignores `offset` answers every request with the same full page: without this
+            // check the loop would never end.
+            let ids = raw.compactMap { $0["message_id"]?.identifierValue }
+            if !ids.isEmpty, ids == previousIDs {
+                result.failure = KecalekError(
+                    .server, operation: "get_messages", detail: "the page at offset \(offset) repeats the previous one")
+                return result
+            }
+            previousIDs = ids
+            do {
+                let applied = try storePage(response.data, conversationID: conversationID, keep: false)
+                result.stored += applied.newIDs.count
+                result.issues += applied.issues
+            } catch {
+                result.failure = KecalekError(.cache, operation: "cache.write", detail: "\(error)")
+                return result
+            }
+            offset += count
+            if count < pageSize { return result }
+        }
+    }
+
+    /// The read receipts the client has seen for a message since launch (never cached).
+    public func readReceipts(conversationID: String, messageID: String) -> [KecalekReadReceipt] {
+        readReceipts[conversationID]?[messageID] ?? []
+    }
+
+    /// Refreshes every conversation opened with offset 0, incrementally, and emits
+    /// ``KecalekChange/refreshed(conversationID:newMessageIDs:deletedMessageIDs:)`` for each.
+    ///
+    /// The client calls this after each reconnect.
+    @discardableResult
+    public func refreshOpenConversations(limit: Int = 50) async -> [KecalekMessagePage] {
+        var pages: [KecalekMessagePage] = []
+        for conversationID in openConversations {
+            let page = await messages(conversation: conversationID, limit: limit)
+            pages.append(page)
+            emit(
+                .refreshed(
+                    conversationID: conversationID, newMessageIDs: page.newMessageIDs,
+                    deletedMessageIDs: page.deletedMessageIDs))
+        }
+        return pages
+    }
+
+    // MARK: Incremental
+
+    private func incrementalSync(_ conversationID: String, limit: Int, since: KecalekTimestamp) async
+        -> KecalekMessagePage
+    {
+        let startGeneration = currentGeneration
+        var traffic = KecalekTraffic()
+        var fetched: [KecalekWireMessage] = []
+        var seen: Set<String> = []
+        var issues: [KecalekMessageIssue] = []
+        var totalCount: Int?
+        var after = since
+        for _ in 0..<max(1, configuration.maximumIncrementalPages) {
+            let (outcome, record) = await request(
+                "get_messages",
+                [
+                    "conversation_id": .string(conversationID), "limit": .int(Int64(limit)), "offset": 0,
+                    "after_ts": .string(after.text),
+                ], items: { $0.data["messages"]?.arrayValue?.count ?? 0 })
+            traffic.requests.append(record)
+            guard case .success(let response) = outcome else {
+                return cachePage(conversationID, limit: limit, error: record.failure ?? .server, traffic: traffic)
+            }
+            totalCount = response.data["total_count"]?.intValue ?? totalCount
+            let raw = response.data["messages"]?.arrayValue ?? []
+            let decoded = decodeWire(raw, conversationID: conversationID)
+            issues += decoded.issues
+            var newest = after
+            for message in decoded.messages where seen.insert(message.messageID).inserted {
+                fetched.append(message)
+                newest = max(newest, message.createdAt)
+            }
+            // A full page may mean more; a page that did not move the timestamp forward cannot help.
+            if raw.count < limit || newest <= after { break }
+            after = newest
+        }
+
+        let (deleteOutcome, deleteRecord) = await request(
+            "get_deleted_since", ["conversation_id": .string(conversationID), "since": .string(since.text)],
+            items: { $0.data["message_ids"]?.arrayValue?.count ?? 0 })
+        traffic.requests.append(deleteRecord)
+        guard case .success(let deleteResponse) = deleteOutcome else {
+            // Nothing is stored: storing the new messages without the deletions would move `after_ts`
+            // past deletions we never learned about, and they would come back from the dead.
+            return cachePage(conversationID, limit: limit, error: deleteRecord.failure ?? .server, traffic: traffic)
+        }
+        let deletedIDs = Set((deleteResponse.data["message_ids"]?.arrayValue ?? []).compactMap(\.identifierValue))
+
+        // Deletions the server announced while the requests were answered count too: the readLoop may
+        // have applied them between the responses and this point.
+        let announced = deletedDuringSync[conversationID] ?? []
+        let live = fetched.filter { !deletedIDs.contains($0.messageID) && !announced.contains($0.messageID) }
+        let opened = decrypt(live)
+        issues += opened.issues
+        var newIDs: [String] = []
+        var removed: [String] = []
+        do {
+            try cache.write { writer in
+                for message in opened.messages where try writer.upsert(message) {
+                    newIDs.append(message.messageID)
+                }
+                removed = try writer.delete(conversationID: conversationID, messageIDs: deletedIDs.sorted())
+            }
+        } catch {
+            return cachePage(
+                conversationID, limit: limit,
+                error: KecalekError(.cache, operation: "cache.write", detail: "\(error)"), traffic: traffic)
+        }
+        noteReceipts(live, conversationID: conversationID)
+        forgetReceipts(removed, conversationID: conversationID)
+        if !newIDs.isEmpty { emit(.messagesStored(conversationID: conversationID, messageIDs: newIDs)) }
+        if !removed.isEmpty { emit(.messagesDeleted(conversationID: conversationID, messageIDs: removed)) }
+        for issue in issues { emit(.issue(issue)) }
+        let marked = await markRead(live, conversationID: conversationID, traffic: &traffic)
+        if currentGeneration == startGeneration { syncedOnGeneration[conversationID] = startGeneration }
+
+        var messages: [KecalekMessage] = []
+        do {
+            messages = try cache.newestMessages(conversationID: conversationID, limit: limit)
+        } catch {
+            log.error("cache read failed after sync: \(error)")
+        }
+        return KecalekMessagePage(
+            conversationID: conversationID, messages: withReceipts(messages), source: .incremental,
+            totalCount: totalCount, newMessageIDs: newIDs, deletedMessageIDs: removed, markedRead: marked,
+            issues: issues, traffic: traffic)
+    }
+
+    // MARK: Full fetch
+
+    private func fullFetch(_ conversationID: String, limit: Int, offset: Int) async -> KecalekMessagePage {
+        let startGeneration = currentGeneration
+        var traffic = KecalekTraffic()
+        let (outcome, record) = await request(
+            "get_messages",
+            ["conversation_id": .string(conversationID), "limit": .int(Int64(limit)), "offset": .int(Int64(offset))],
+            items: { $0.data["messages"]?.arrayValue?.count ?? 0 })
+        traffic.requests.append(record)
+        guard case .success(let response) = outcome else {
+            let error = record.failure ?? .server
+            if offset == 0 { return cachePage(conversationID, limit: limit, error: error, traffic: traffic) }
+            return KecalekMessagePage(
+                conversationID: conversationID, messages: [], source: .unavailable(error), totalCount: nil,
+                newMessageIDs: [], deletedMessageIDs: [], markedRead: [], issues: [], traffic: traffic)
+        }
+        let applied: StoredPage
+        do {
+            applied = try storePage(response.data, conversationID: conversationID, keep: true)
+        } catch {
+            let failure = KecalekError(.cache, operation: "cache.write", detail: "\(error)")
+            if offset == 0 { return cachePage(conversationID, limit: limit, error: failure, traffic: traffic) }
+            return KecalekMessagePage(
+                conversationID: conversationID, messages: [], source: .unavailable(failure), totalCount: nil,
+                newMessageIDs: [], deletedMessageIDs: [], markedRead: [], issues: [], traffic: traffic)
+        }
+        let marked = await markRead(applied.wire, conversationID: conversationID, traffic: &traffic)
+        if offset == 0, currentGeneration == startGeneration { syncedOnGeneration[conversationID] = startGeneration }
+        let visible = applied.messages.filter { !$0.isControl }.sorted(by: KecalekMemoryCache.order)
+        return KecalekMessagePage(
+            conversationID: conversationID, messages: withReceipts(visible), source: .full,
+            totalCount: response.data["total_count"]?.intValue, newMessageIDs: applied.newIDs, deletedMessageIDs: [],
+            markedRead: marked, issues: applied.issues, traffic: traffic)
+    }
+
+    struct StoredPage {
+        var messages: [KecalekMessage] = []
+        var wire: [KecalekWireMessage] = []
+        var newIDs: [String] = []
+        var issues: [KecalekMessageIssue] = []
+    }
+
+    /// Decodes, decrypts and upserts a page's messages one by one inside one transaction, so that no
+    /// decoded copy of the whole page exists unless `keep` asks for it.
+    func storePage(_ data: KecalekJSON, conversationID: String, keep: Bool) throws -> StoredPage {
+        var page = StoredPage()
+        var receipts: [KecalekWireMessage] = []
+        let announced = deletedDuringSync[conversationID] ?? []
+        try cache.write { writer in
+            for element in data["messages"]?.arrayValue ?? [] {
+                guard let wire = decodeWire(element, conversationID: conversationID, issues: &page.issues) else {
+                    continue
+                }
+                // Deleted by a notification that overtook this page: storing it would resurrect it.
+                if announced.contains(wire.messageID) { continue }
+                let message: KecalekMessage
+                do {
+                    message = try open(wire)
+                } catch {
+                    page.issues.append(
+                        KecalekMessageIssue(
+                            messageID: wire.messageID, conversationID: conversationID, error: asKecalek(error)))
+                    continue
+                }
+                if try writer.upsert(message) { page.newIDs.append(message.messageID) }
+                if !wire.readBy.isEmpty || wire.senderID != configuration.userID { receipts.append(stripped(wire)) }
+                if keep {
+                    page.messages.append(message)
+                    page.wire.append(stripped(wire))
+                }
+            }
+        }
+        noteReceipts(receipts, conversationID: conversationID)
+        if !page.newIDs.isEmpty { emit(.messagesStored(conversationID: conversationID, messageIDs: page.newIDs)) }
+        for issue in page.issues {
+            log.warning("skipped message: \(issue)")
+            emit(.issue(issue))
+        }
+        return page
+    }
+
+    /// The wire message without its blob, for bookkeeping that only needs metadata.
+    private func stripped(_ wire: KecalekWireMessage) -> KecalekWireMessage {
+        var copy = wire
+        copy.encryptedPayload = Data()
+        return copy
+    }
+}
+
+/// Identifies a page fetch that concurrent callers can share.
+struct SharedSyncKey: Hashable {
+    let conversationID: String
+    let limit: Int
+    let offset: Int
+}
+
+/// The outcome of ``KecalekClient/fetchAll(conversation:pageSize:)``.
+public struct KecalekBackfill: Sendable {
+    /// The conversation.
+    public var conversationID: String
+    /// Messages newly stored.
+    public var stored = 0
+    /// Messages skipped.
+    public var issues: [KecalekMessageIssue] = []
+    /// What crossed the wire.
+    public var traffic = KecalekTraffic()
+    /// Why the fetch stopped early, if it did.
+    public var failure: KecalekError?
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+/// The client's local copy of decrypted messages, one row per (conversation, message ID).
+///
+/// Reads never see a half-applied write: ``write(_:)`` is one transaction. `read_by` is never
+/// stored. Implementations: ``KecalekSQLiteCache`` (encrypted at rest) and ``KecalekMemoryCache``.
+public protocol KecalekMessageCache: Sendable {
+    /// Runs `body` in one transaction: every change it makes is applied, or none when it throws.
+    ///
+    /// - Throws: what `body` throws, or ``KecalekError/cache`` when the store fails.
+    func write<T>(_ body: (any KecalekCacheWriter) throws -> T) throws -> T
+
+    /// The newest `limit` messages of a conversation that are not control messages, oldest first.
+    func newestMessages(conversationID: String, limit: Int) throws -> [KecalekMessage]
+
+    /// The newest `created_at` in the conversation, control messages included; nil when empty.
+    func newestTimestamp(conversationID: String) throws -> KecalekTimestamp?
+
+    /// How many rows the conversation has, control messages included.
+    func messageCount(conversationID: String) throws -> Int
+
+    /// One cached message, or nil.
+    func message(conversationID: String, messageID: String) throws -> KecalekMessage?
+
+    /// Every cached conversation with its size and newest timestamp, by conversation ID.
+    func conversations() throws -> [KecalekCachedConversation]
+}
+
+/// The changes a cache transaction can make.
+public protocol KecalekCacheWriter {
+    /// Inserts or replaces a message; returns whether it was new.
+    func upsert(_ message: KecalekMessage) throws -> Bool
+    /// Removes messages; returns the IDs that were present.
+    func delete(conversationID: String, messageIDs: [String]) throws -> [String]
+    /// Replaces a cached message's reactions; returns false when the message is not cached.
+    func setReactions(_ reactions: [KecalekReaction], conversationID: String, messageID: String) throws -> Bool
+    /// Sets a cached message's pin; returns false when the message is not cached.
+    func setPinned(_ pinned: Bool, conversationID: String, messageID: String) throws -> Bool
+    /// Reads a message inside the transaction.
+    func message(conversationID: String, messageID: String) throws -> KecalekMessage?
+}
+
+/// A summary row of ``KecalekMessageCache/conversations()``.
+public struct KecalekCachedConversation: Sendable, Hashable {
+    /// The conversation.
+    public var conversationID: String
+    /// Cached rows, control messages included.
+    public var messageCount: Int
+    /// The newest `created_at`.
+    public var newest: KecalekTimestamp?
+
+    /// Creates a summary row.
+    public init(conversationID: String, messageCount: Int, newest: KecalekTimestamp?) {
+        self.conversationID = conversationID
+        self.messageCount = messageCount
+        self.newest = newest
+    }
+}
+
+/// A cache in memory, for tests and previews: same transaction guarantee, nothing on disk.
+public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable {
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var conversationsByID: [String: [String: KecalekMessage]] = [:]
+    private var failNextWrite = false
+
+    /// Creates an empty cache.
+    public init() {}
+
+    /// Makes the next ``write(_:)`` fail after its body ran, as a full disk would (tests).
+    public func failNextWriteForTesting() { lock.withLock { failNextWrite = true } }
+
+    /// Runs `body` in one transaction; see ``KecalekMessageCache/write(_:)``.
+    public func write<T>(_ body: (any KecalekCacheWriter) throws -> T) throws -> T {
+        try lock.withLock {
+            let writer = Writer(conversationsByID)
+            let result = try body(writer)
+            if failNextWrite {
+                failNextWrite = false
+                throw KecalekError(.cache, operation: "cache.write", detail: "injected failure")
+            }
+            conversationsByID = writer.state
+            return result
+        }
+    }
+
+    /// The newest `limit` non-control messages, oldest first.
+    public func newestMessages(conversationID: String, limit: Int) throws -> [KecalekMessage] {
+        let rows = lock.withLock { conversationsByID[conversationID].map { Array($0.values) } ?? [] }
+        let sorted = rows.filter { !$0.isControl }.sorted(by: Self.order)
+        return Array(sorted.suffix(max(0, limit)))
+    }
+
+    /// The newest `created_at`, control messages included.
+    public func newestTimestamp(conversationID: String) throws -> KecalekTimestamp? {
+        lock.withLock { conversationsByID[conversationID]?.values.map(\.createdAt).max() }
+    }
+
+    /// The number of cached rows of the conversation.
+    public func messageCount(conversationID: String) throws -> Int {
+        lock.withLock { conversationsByID[conversationID]?.count ?? 0 }
+    }
+
+    /// One cached message, or nil.
+    public func message(conversationID: String, messageID: String) throws -> KecalekMessage? {
+        lock.withLock { conversationsByID[conversationID]?[messageID] }
+    }
+
+    /// Every cached conversation, by ID.
+    public func conversations() throws -> [KecalekCachedConversation] {
+        lock.withLock {
+            conversationsByID.filter { !$0.value.isEmpty }.map {
+                KecalekCachedConversation(
+                    conversationID: $0.key, messageCount: $0.value.count, newest: $0.value.values.map(\.createdAt).max()
+                )
+            }
+        }.sorted { $0.conversationID < $1.conversationID }
+    }
+
+    /// `created_at`, then message ID, so equal timestamps still have one order.
+    static func order(_ lhs: KecalekMessage, _ rhs: KecalekMessage) -> Bool {
+        lhs.createdAt == rhs.createdAt ? lhs.messageID < rhs.messageID : lhs.createdAt < rhs.createdAt
+    }
+
+    private final class Writer: KecalekCacheWriter {
+        var state: [String: [String: KecalekMessage]]
+        init(_ state: [String: [String: KecalekMessage]]) { self.state = state }
+
+        func upsert(_ message: KecalekMessage) throws -> Bool {
+            var stored = message
+            stored.readBy = []
+            return state[message.conversationID, default: [:]].updateValue(stored, forKey: message.messageID) == nil
+        }
+
+        func delete(conversationID: String, messageIDs: [String]) throws -> [String] {
+            messageIDs.filter { state[conversationID]?.removeValue(forKey: $0) != nil }
+        }
+
+        func setReactions(_ reactions: [KecalekReaction], conversationID: String, messageID: String) throws -> Bool {
+            guard state[conversationID]?[messageID] != nil else { return false }
+            state[conversationID]?[messageID]?.reactions = reactions
+            return true
+        }
+
+        func setPinned(_ pinned: Bool, conversationID: String, messageID: String) throws -> Bool {
+            guard state[conversationID]?[messageID] != nil else { return false }
+            state[conversationID]?[messageID]?.pinned = pinned
+            return true
+        }
+
+        func message(conversationID: String, messageID: String) throws -> KecalekMessage? {
+            state[conversationID]?[messageID]
+        }
+    }
+}

@@ -1,2 +1,0 @@
-/// TidingsKecalek: incremental message sync for the Kecalek encrypted messenger.
-public enum TidingsKecalek {}

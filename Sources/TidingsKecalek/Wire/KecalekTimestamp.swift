@@ -1,0 +1,204 @@
+/// A point in time as Kecalek writes it: ISO 8601 with or without fractional seconds and zone.
+///
+/// The server's own text is kept (``text``) because `after_ts` and `since` are sent back exactly
+/// as the server wrote them; ordering and equality use ``microseconds`` since the Unix epoch in
+/// UTC. A timestamp without a zone is UTC.
+public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
+    /// The text as received (or as formatted by ``init(microseconds:style:)``).
+    public let text: String
+    /// Microseconds since 1970-01-01T00:00:00Z; finer fractions are truncated.
+    public let microseconds: Int64
+
+    /// How ``init(microseconds:style:)`` writes a timestamp.
+    public enum Style: Sendable {
+        /// `2026-02-15T22:15:45` — the document's form: whole seconds, no zone.
+        case seconds
+        /// `2026-02-15T22:15:45.123456` — microseconds, no zone.
+        case fractional
+        /// `2026-02-15T22:15:45.123456Z` — microseconds with a zone designator.
+        case fractionalZulu
+        /// `2026-02-15T23:15:45.123+01:00` — milliseconds with a `+01:00` offset.
+        case millisecondsWithOffset
+    }
+
+    /// Parses `text`; nil when it is not an ISO 8601 date-time.
+    ///
+    /// Accepts `T` or a space between date and time, 0–9 fraction digits, and `Z`, `±HH:MM`,
+    /// `±HHMM`, `±HH` or nothing (UTC) as the zone.
+    public init?(_ text: String) {
+        guard let micros = Self.parse(Array(text.utf8)) else { return nil }
+        self.text = text
+        self.microseconds = micros
+    }
+
+    /// Formats `microseconds` since the epoch in `style`.
+    public init(microseconds: Int64, style: Style = .fractional) {
+        self.microseconds = microseconds
+        self.text = Self.format(microseconds, style: style)
+    }
+
+    public static func == (lhs: KecalekTimestamp, rhs: KecalekTimestamp) -> Bool {
+        lhs.microseconds == rhs.microseconds
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(microseconds) }
+
+    public static func < (lhs: KecalekTimestamp, rhs: KecalekTimestamp) -> Bool {
+        lhs.microseconds < rhs.microseconds
+    }
+
+    public var description: String { text }
+
+    /// Decodes the ISO 8601 text, kept exactly as written.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the string is not an ISO 8601 date-time.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let parsed = KecalekTimestamp(text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "not an ISO 8601 date-time (\(text.utf8.count) bytes)")
+        }
+        self = parsed
+    }
+
+    /// Encodes ``text``, so a decoded timestamp encodes back to the server's own text.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+
+    /// The same instant moved by `duration` (sub-microsecond parts are dropped), in `style`.
+    ///
+    /// Saturates at the ends of the `Int64` microsecond range instead of trapping.
+    public func adding(_ duration: Duration, style: Style = .fractional) -> KecalekTimestamp {
+        let (seconds, attoseconds) = duration.components
+        let (scaled, scaleOverflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        let (delta, deltaOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000)
+        let (sum, sumOverflow) = microseconds.addingReportingOverflow(delta)
+        let saturated = duration < .zero ? Int64.min : Int64.max
+        return KecalekTimestamp(
+            microseconds: scaleOverflow || deltaOverflow || sumOverflow ? saturated : sum, style: style)
+    }
+
+    // MARK: Parsing
+
+    private static func parse(_ bytes: [UInt8]) -> Int64? {
+        var index = 0
+        func digits(_ count: Int) -> Int64? {
+            guard index + count <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for offset in 0..<count {
+                let byte = bytes[index + offset]
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int64(byte - 0x30)
+            }
+            index += count
+            return value
+        }
+        func expect(_ allowed: Set<UInt8>) -> Bool {
+            guard index < bytes.count, allowed.contains(bytes[index]) else { return false }
+            index += 1
+            return true
+        }
+        guard let year = digits(4), expect([0x2D]), let month = digits(2), expect([0x2D]), let day = digits(2),
+            expect([0x54, 0x74, 0x20]), let hour = digits(2), expect([0x3A]), let minute = digits(2),
+            expect([0x3A]), let second = digits(2)
+        else { return nil }
+        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60 else {
+            return nil
+        }
+        var micros: Int64 = 0
+        if index < bytes.count, bytes[index] == 0x2E || bytes[index] == 0x2C {
+            index += 1
+            var count = 0
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+                if count < 6 { micros = micros * 10 + Int64(bytes[index] - 0x30) }
+                count += 1
+                index += 1
+            }
+            guard count > 0 else { return nil }
+            for _ in count..<max(count, 6) { micros *= 10 }
+        }
+        var offsetSeconds: Int64 = 0
+        if index < bytes.count {
+            let sign = bytes[index]
+            if sign == 0x5A || sign == 0x7A {
+                index += 1
+            } else if sign == 0x2B || sign == 0x2D {
+                index += 1
+                guard let offsetHours = digits(2) else { return nil }
+                var offsetMinutes: Int64 = 0
+                if index < bytes.count {
+                    _ = expect([0x3A])
+                    guard let parsed = digits(2) else { return nil }
+                    offsetMinutes = parsed
+                }
+                offsetSeconds = (offsetHours * 3600 + offsetMinutes * 60) * (sign == 0x2D ? -1 : 1)
+            } else {
+                return nil
+            }
+        }
+        guard index == bytes.count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        return seconds * 1_000_000 + micros
+    }
+
+    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    // MARK: Formatting
+
+    private static func format(_ microseconds: Int64, style: Style) -> String {
+        let offsetSeconds: Int64 = style == .millisecondsWithOffset ? 3600 : 0
+        // `microseconds` may come from a cache file; at the very end of the range the offset is dropped
+        // rather than trapping.
+        let (shifted, overflow) = microseconds.addingReportingOverflow(offsetSeconds * 1_000_000)
+        let local = overflow ? microseconds : shifted
+        var seconds = local / 1_000_000
+        var micros = local % 1_000_000
+        if micros < 0 {
+            micros += 1_000_000
+            seconds -= 1
+        }
+        var days = seconds / 86_400
+        var secondOfDay = seconds % 86_400
+        if secondOfDay < 0 {
+            secondOfDay += 86_400
+            days -= 1
+        }
+        let (year, month, day) = civilFromDays(days)
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
+        text += "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
+        switch style {
+        case .seconds: break
+        case .fractional: text += "." + pad(micros, 6)
+        case .fractionalZulu: text += "." + pad(micros, 6) + "Z"
+        case .millisecondsWithOffset: text += "." + pad(micros / 1000, 3) + "+01:00"
+        }
+        return text
+    }
+
+    private static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

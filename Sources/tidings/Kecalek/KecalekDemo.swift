@@ -1,0 +1,88 @@
+import Foundation
+import TidingsCore
+import TidingsKecalek
+import TidingsNet
+import TidingsSandbox
+
+/// The document's table "Co se změní v praxi", row by row, against the sandbox over a loopback
+/// WebSocket, with the bytes that crossed the wire each time.
+let kecalekDemoPart = DemoPart(name: "kecalek", title: "Kecalek: incremental sync with an encrypted cache") {
+    let sandbox = try await KecalekSandboxServer.sample(clock: ContinuousClock())
+    let endpoint = try KecalekSandboxWebSocketServer(server: sandbox)
+    defer { endpoint.stop() }
+    let cache = try KecalekSQLiteCache(path: ":memory:", key: SymmetricKey.random())
+    let client = KecalekClient(
+        configuration: .init(userID: "alice", initialReconnectDelay: .milliseconds(100)),
+        transport: KecalekWebSocketTransport(
+            url: endpoint.url, token: sandbox.token(for: "alice"), configuration: .init(pingInterval: nil)),
+        cache: cache, decryptor: sandbox.cipher, clock: ContinuousClock())
+    try await client.connect()
+    print("alice opens #general (120 messages on the server) over \(endpoint.url)")
+    print("Bytes are the JSON text of requests and responses (↑ sent, ↓ received).\n")
+
+    func row(_ situation: String, _ page: KecalekMessagePage, before: String) {
+        print("• \(situation)")
+        print("    before: \(before)")
+        print("    now:    \(describe(page.source)); \(page.messages.count) shown, \(page.newMessageIDs.count) new")
+        for request in page.traffic.requests { print("            \(request)") }
+        print("    wire:   \(page.traffic.totalBytes) B in total\n")
+    }
+
+    let first = await client.messages(conversation: "general")
+    row("First open of the conversation", first, before: "server returns 50 messages")
+
+    // The app is closed; five minutes pass and two messages arrive; it relaunches over the same cache.
+    await client.close()
+    await sandbox.advanceTime(by: .seconds(300))
+    try await sandbox.post(conversation: "general", from: "bob", text: "Jste tu ještě?")
+    try await sandbox.post(conversation: "general", from: "carol", text: "Jo, za chvíli.")
+    let relaunched = KecalekClient(
+        configuration: .init(userID: "alice", initialReconnectDelay: .milliseconds(100)),
+        transport: KecalekWebSocketTransport(
+            url: endpoint.url, token: sandbox.token(for: "alice"), configuration: .init(pingInterval: nil)),
+        cache: cache, decryptor: sandbox.cipher, clock: ContinuousClock())
+    try await relaunched.connect()
+    let reopened = await relaunched.messages(conversation: "general")
+    row("Reopen after 5 minutes (2 new messages)", reopened, before: "server returns 50 messages (all)")
+    let ratio = Double(reopened.traffic.totalBytes) / Double(max(1, first.traffic.totalBytes))
+    print(String(format: "    → %.1f %% of the first open's bytes\n", ratio * 100))
+
+    let older = await relaunched.messages(conversation: "general", offset: 50)
+    row("Load older (scroll up, offset 50)", older, before: "server returns 50 older")
+
+    let sentBefore = await relaunched.totalBytesSent
+    let receivedBefore = await relaunched.totalBytesReceived
+    let refreshed = Task {
+        for await change in relaunched.changes {
+            if case .refreshed(_, let new, _) = change { return new.count }
+        }
+        return 0
+    }
+    await sandbox.dropAllConnections()
+    for text in ["Výpadek?", "Už je to zpátky.", "👍"] {
+        try await sandbox.post(conversation: "general", from: "bob", text: text)
+    }
+    let missed = await refreshed.value
+    let sent = await relaunched.totalBytesSent - sentBefore
+    let received = await relaunched.totalBytesReceived - receivedBefore
+    print("• After a reconnect (3 messages posted during the outage)")
+    print("    before: server returns 50 messages")
+    print("    now:    the client reconnected and refreshed #general incrementally; \(missed) new")
+    print("    wire:   \(sent + received) B in total (↑\(sent) B ↓\(received) B)\n")
+
+    await sandbox.dropAllConnections()
+    await relaunched.close()
+    let offline = KecalekClient(
+        configuration: .init(userID: "alice", reconnects: false),
+        transport: NoNetworkTransport(),
+        cache: cache, decryptor: sandbox.cipher, clock: ContinuousClock())
+    let cached = await offline.messages(conversation: "general")
+    row("Offline", cached, before: "nothing (an error)")
+    if let last = cached.messages.last { print("    newest cached: \(describe(last))") }
+    await offline.close()
+}
+
+/// A transport for the offline row: there is no network.
+private struct NoNetworkTransport: KecalekTransport {
+    func connect() async throws -> KecalekChannel { throw KecalekError.notConnected }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import TidingsCore
+import TidingsKecalek
+import TidingsSandbox
+
+/// A `message_deleted` notification that arrives right behind a sync's response (another user deleted
+/// the message just after the server answered) must not be undone when the sync stores its page.
+@Suite struct KecalekClientDeletionRaceTests {
+    private let conversation = KecalekHarness.conversation
+
+    @Test func aDeletionRightBehindAFullFetchIsNotResurrected() async throws {
+        let injector = DeletionInjectingTransport(after: "get_messages")
+        let harness = try await KecalekHarness(
+            seeded: 4,
+            transport: { server in
+                injector.base = server.transport(userID: KecalekHarness.me)
+                return injector
+            })
+        let page = await harness.client.messages(conversation: conversation)
+        let doomed = try #require(injector.injectedID)
+        #expect(page.source.isFull)
+        #expect(!page.messages.contains { $0.messageID == doomed })
+        #expect(try harness.cache.message(conversationID: conversation, messageID: doomed) == nil)
+        #expect(try harness.cache.messageCount(conversationID: conversation) == 3)
+    }
+
+    @Test func aDeletionRightBehindAnIncrementalSyncIsNotResurrected() async throws {
+        let harness = try await KecalekHarness(seeded: 4)
+        _ = await harness.client.messages(conversation: conversation)
+        await harness.client.close()
+        // Posted while no client of alice listens: only the next incremental sync learns of it.
+        let posted = try await harness.server.post(conversation: conversation, from: "bob", text: "gone soon")
+        let injector = DeletionInjectingTransport(after: "get_deleted_since")
+        injector.base = harness.server.transport(userID: KecalekHarness.me)
+        let client = KecalekClient(
+            configuration: .init(userID: KecalekHarness.me), transport: injector, cache: harness.cache,
+            decryptor: harness.server.cipher, clock: harness.clock)
+        try await client.connect()
+        let page = await client.messages(conversation: conversation)
+        #expect(injector.injectedID == posted.messageID)
+        #expect(page.source.isIncremental)
+        #expect(!page.messages.contains { $0.messageID == posted.messageID })
+        #expect(try harness.cache.message(conversationID: conversation, messageID: posted.messageID) == nil)
+        #expect(try harness.cache.messageCount(conversationID: conversation) == 4)
+        await client.close()
+    }
+}
+
+/// Wraps a transport and, once, puts a `message_deleted` notification for the newest message of the
+/// first `get_messages` response directly behind the response of type `after`, in the same read.
+private final class DeletionInjectingTransport: KecalekTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private let after: String
+    private var _base: (any KecalekTransport)?
+    private var target: String?
+    private var _injectedID: String?
+
+    init(after: String) { self.after = after }
+
+    var base: (any KecalekTransport)? {
+        get { lock.withLock { _base } }
+        set { lock.withLock { _base = newValue } }
+    }
+
+    /// The message the injected notification deleted, once it was sent.
+    var injectedID: String? { lock.withLock { _injectedID } }
+
+    func connect() async throws -> KecalekChannel {
+        guard let base else { throw KecalekError.notConnected }
+        let channel = try await base.connect()
+        let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream(bufferingPolicy: .unbounded)
+        Task {
+            do {
+                for try await frame in channel.inbound {
+                    let extra = injection(after: frame)
+                    continuation.yield(frame)
+                    if let extra { continuation.yield(extra) }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        return KecalekChannel(inbound: stream, send: channel.send, close: channel.close)
+    }
+
+    private func injection(after frame: Data) -> Data? {
+        guard case .response(let response)? = try? KecalekInbound(frame: frame) else { return nil }
+        return lock.withLock {
+            guard _injectedID == nil else { return nil }
+            if response.type == "get_messages", target == nil {
+                target = response.data["messages"]?.arrayValue?.last?["message_id"]?.identifierValue
+            }
+            guard response.type == after, let target else { return nil }
+            _injectedID = target
+            return KecalekNotification.messageDeleted(conversationID: KecalekHarness.conversation, messageIDs: [target])
+                .encoded()
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import TidingsCore
+import TidingsKecalek
+import TidingsSandbox
+
+/// A sandbox server, a client of `alice` over the in-process transport, a memory cache and a virtual clock.
+struct KecalekHarness {
+    let clock = TestClock()
+    let server: KecalekSandboxServer
+    let cache: any KecalekMessageCache
+    let client: KecalekClient
+    let recorder: ChangeRecorder
+    let logs: LogCollector
+
+    static let me = "alice"
+    static let other = "bob"
+    static let conversation = "general"
+
+    /// - Parameters:
+    ///   - seeded: messages already on the server in ``conversation``, alternating bob and alice.
+    ///   - reconnects: whether the client reconnects on its own.
+    init(
+        seeded: Int = 0, reconnects: Bool = true, reconnectWait: Duration = .seconds(10),
+        cache: (any KecalekMessageCache)? = nil, transport: ((KecalekSandboxServer) -> any KecalekTransport)? = nil
+    ) async throws {
+        server = KecalekSandboxServer(clock: clock)
+        await server.createConversation(Self.conversation, members: [Self.me, Self.other, "carol"])
+        await server.createConversation("random", members: [Self.me, Self.other])
+        if seeded > 0 {
+            try await server.seed(conversation: Self.conversation, from: [Self.other, Self.me], count: seeded)
+        }
+        let cache = cache ?? KecalekMemoryCache()
+        self.cache = cache
+        let logs = LogCollector()
+        self.logs = logs
+        client = KecalekClient(
+            configuration: .init(userID: Self.me, reconnectWait: reconnectWait, reconnects: reconnects),
+            transport: transport?(server) ?? server.transport(userID: Self.me), cache: cache, decryptor: server.cipher,
+            clock: clock, logger: Logger(subsystem: "test", minimumLevel: .debug) { logs.append($0) })
+        recorder = ChangeRecorder(client.changes)
+        try await client.connect()
+    }
+
+    /// The request log of the server since the last call, as `type since?` lines.
+    func takeLog() async -> [KecalekSandboxServer.LoggedRequest] {
+        let log = await server.requestLog
+        await server.clearLog()
+        return log
+    }
+}
+
+/// Collects a client's changes in the background.
+final class ChangeRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var changes: [KecalekChange] = []
+    private var waiters:
+        [(predicate: @Sendable (KecalekChange) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var task: Task<Void, Never>?
+
+    init(_ stream: AsyncStream<KecalekChange>) {
+        task = Task { [weak self] in
+            for await change in stream { self?.append(change) }
+        }
+    }
+
+    deinit { task?.cancel() }
+
+    private func append(_ change: KecalekChange) {
+        let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
+            changes.append(change)
+            let (hit, rest) = (waiters.filter { $0.predicate(change) }, waiters.filter { !$0.predicate(change) })
+            waiters = rest
+            return hit.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    var all: [KecalekChange] { lock.withLock { changes } }
+
+    func contains(where predicate: (KecalekChange) -> Bool) -> Bool {
+        lock.withLock { changes.contains(where: predicate) }
+    }
+
+    /// Suspends until a change matching `predicate` is recorded (at once if one already was).
+    func wait(for predicate: @escaping @Sendable (KecalekChange) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let seen = lock.withLock {
+                if changes.contains(where: predicate) { return true }
+                waiters.append((predicate, continuation))
+                return false
+            }
+            if seen { continuation.resume() }
+        }
+    }
+}
+
+/// Log records, for asserting that something was logged.
+final class LogCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var records: [LogRecord] = []
+
+    func append(_ record: LogRecord) { lock.withLock { records.append(record) } }
+
+    var messages: [String] { lock.withLock { records.map(\.message) } }
+}
+
+/// Yields to other tasks until `condition` holds; false after `maxYields` (no wall clock involved).
+func eventually(maxYields: Int = 20_000, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    for _ in 0..<maxYields {
+        if try await condition() { return true }
+        await Task.yield()
+    }
+    return try await condition()
+}
+
+extension KecalekMessagePage.Source {
+    var isIncremental: Bool { if case .incremental = self { true } else { false } }
+    var isFull: Bool { if case .full = self { true } else { false } }
+    var cacheError: KecalekError? { if case .cache(let error) = self { error } else { nil } }
+    var unavailableError: KecalekError? { if case .unavailable(let error) = self { error } else { nil } }
+}
+
+/// A transport that can be told to refuse connections, as an unreachable server would.
+final class RefusableTransport: KecalekTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _base: (any KecalekTransport)?
+    private var _refusing = false
+
+    var base: (any KecalekTransport)? {
+        get { lock.withLock { _base } }
+        set { lock.withLock { _base = newValue } }
+    }
+
+    var refusing: Bool {
+        get { lock.withLock { _refusing } }
+        set { lock.withLock { _refusing = newValue } }
+    }
+
+    func connect() async throws -> KecalekChannel {
+        guard !refusing, let base else { throw KecalekError.notConnected }
+        return try await base.connect()
+    }
+}

@@ -1,1 +1,0 @@
-// Placeholder so the target has a source file; removed once real tests land.

@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
 
-// Apple platforms: readiness from dispatch sources (kqueue underneath). Linux uses the epoll reactor
-// in SocketChannel+Epoll.swift instead, because there a read and a write source on one descriptor
-// share an epoll registration and suspending them could lose wake-ups.
+// Apple platforms: readiness from dispatch sources (kqueue underneath), resumed only while a task
+// waits. Linux uses the epoll reactor of SocketChannel+Epoll.swift instead: one edge-triggered
+// registration per socket and a sticky readiness flag, with no suspend/resume bookkeeping to get wrong.
 #if !os(Linux)
     /// One serial queue for every socket's readiness events: handlers only resume a continuation,
     /// so a single queue acts as the reactor thread without a thread per connection.

@@ -70,6 +70,19 @@ import TidingsNet
         #expect(try await cookiesSeen(by: client, peer: peer) == ["hop": "1"])
     }
 
+    @Test func theBearerTokenDoesNotFollowARedirectToAnotherHost() async throws {
+        let peer = try PythonPeer.start("http_peer.py")
+        defer { peer.stop() }
+        let client = HTTPClient()
+        let sameHost = try await client.decode(
+            [String: String?].self, from: HTTPRequest(url: url(peer, "/headers"), bearerToken: "t0k"))
+        #expect(sameHost["authorization"] == "Bearer t0k")
+        // 127.0.0.1 redirects to localhost: the same machine, but another host as far as trust goes.
+        let elsewhere = try await client.decode(
+            [String: String?].self, from: HTTPRequest(url: url(peer, "/redirect-to-localhost"), bearerToken: "t0k"))
+        #expect(elsewhere["authorization"] == .some(nil))
+    }
+
     @Test func multipartUploadArrivesAsTheServerParsesIt() async throws {
         let peer = try PythonPeer.start("http_peer.py")
         defer { peer.stop() }

@@ -7,6 +7,7 @@ Routes:
   GET  /cookies/set-two                          sets two cookies in one response, one with an Expires date
   GET  /cookies                                  the cookies the request carried, as JSON
   GET  /redirect                                 302 to /cookies, setting cookie `hop=1` on the way
+  GET  /redirect-to-localhost                    302 to http://localhost:<port>/headers (another host name)
   POST /multipart                                what aiohttp parsed: fields and files (name, size, sha256, type)
   POST /form                                     the parsed form fields as a JSON list of pairs
   GET  /ratelimited                              429 with Retry-After: 120 and X-RateLimit-* headers
@@ -50,6 +51,10 @@ async def redirect(request):
     response = web.HTTPFound("/cookies")
     response.set_cookie("hop", "1", path="/")
     raise response
+
+
+async def redirect_to_localhost(request):
+    raise web.HTTPFound(f"http://localhost:{request.url.port}/headers")
 
 
 async def multipart(request):
@@ -123,6 +128,7 @@ async def main():
             web.get("/cookies/set-two", set_two),
             web.get("/cookies", cookies),
             web.get("/redirect", redirect),
+            web.get("/redirect-to-localhost", redirect_to_localhost),
             web.post("/multipart", multipart),
             web.post("/form", form),
             web.get("/ratelimited", ratelimited),

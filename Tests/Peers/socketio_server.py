@@ -30,6 +30,8 @@ from aiohttp import web
 
 
 def main():
+    # A process started by Foundation's Process inherits a mask that blocks SIGTERM; the tests stop peers with it.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--always-connect", action="store_true")

@@ -136,7 +136,10 @@ import TidingsNet
 
     @Test(arguments: [EngineIOClient.Transports.polling, .webSocket])
     func bufferedEmitsArriveOnceAfterTheServerRestarts(_ transports: EngineIOClient.Transports) async throws {
-        var server = try PythonPeer.start("socketio_server.py")
+        // A short heartbeat: while the server is down its port may be handed to another test's peer, and a
+        // poll that reaches that peer instead of a refused connection is only caught by the heartbeat.
+        let heartbeat = ["--ping-interval", "4", "--ping-timeout", "6"]
+        var server = try PythonPeer.start("socketio_server.py", arguments: heartbeat)
         let port = server.port
         let policy = SocketIOReconnectPolicy(delay: .milliseconds(100), maximumDelay: .milliseconds(300))
         let client = SocketIOClient(
@@ -147,12 +150,16 @@ import TidingsNet
         #expect(try await client.emitWithAck("stats") == [["before": 1]])
 
         server.killAbruptly()
-        #expect(try await recorder.eventually { await recorder.labels.contains("disconnect transportError") })
+        let sawDisconnect = try await recorder.eventually(timeout: .seconds(20)) {
+            await recorder.labels.contains("disconnect transportError")
+        }
+        let labelsAfterKill = await recorder.labels
+        #expect(sawDisconnect, "events: \(labelsAfterKill)")
         for _ in 0..<5 { try await client.emit("count", "buffered") }
         let acked = Task { try await client.emitWithAck("echo", "late", timeout: .seconds(30)) }
         #expect(try await recorder.eventually { await client.bufferedEmitCount == 6 })
 
-        server = try PythonPeer.start("socketio_server.py", port: port)
+        server = try PythonPeer.start("socketio_server.py", arguments: heartbeat, port: port)
         defer { server.stop() }
         #expect(
             try await recorder.eventually(timeout: .seconds(20)) {

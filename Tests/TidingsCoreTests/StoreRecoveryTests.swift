@@ -226,7 +226,10 @@ import Testing
     }
 
     @Test(arguments: 0..<12) func randomDamageNeverCrashesAndLeavesAUsableStore(round: Int) throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        try damageAndReopen(round: round, seed: UInt64.random(in: 0...UInt64.max))
+    }
+
+    private func damageAndReopen(round: Int, seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
@@ -241,7 +244,13 @@ import Testing
         if round % 3 == 0 { bytes.removeLast(Int.random(in: 0..<bytes.count, using: &random)) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
 
-        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let database: Database
+        do {
+            database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        } catch {
+            Issue.record("round \(round) seed \(seed): opening the damaged file threw \(error)")
+            return
+        }
         let counted = try counts(database)
         if let recovery = database.openReport.recovery {
             for table in recovery.salvaged {

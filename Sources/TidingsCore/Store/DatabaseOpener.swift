@@ -113,8 +113,17 @@ struct DatabaseOpener {
     }
 
     /// `nil` when the file passes `PRAGMA quick_check`, else SQLite's first complaint.
+    ///
+    /// Damage can also make the check itself fail (a garbled record length gives SQLITE_TOOBIG, for
+    /// example): any failure that is not about the environment (busy, I/O, disk full, permissions) counts
+    /// as a complaint about the file.
     private func quickCheck(_ db: DatabaseConnection) throws -> String? {
-        let lines = try db.fetchAll(String.self, "PRAGMA quick_check")
+        let lines: [String]
+        do {
+            lines = try db.fetchAll(String.self, "PRAGMA quick_check")
+        } catch let error as StoreError where !Self.isEnvironmental(error) {
+            return "quick_check failed: \(error.message)"
+        }
         return lines == ["ok"] ? nil : (lines.first ?? "quick_check returned nothing")
     }
 

@@ -129,4 +129,14 @@ private final class RecordingStream: ByteStream, @unchecked Sendable {
         #expect(later?.kind == .connectionLost)
         #expect(stream.writes.isEmpty)
     }
+
+    @Test func pooledMaskingKeysKeepComingFreshAcrossRefills() {
+        var pool = MaskingKeyPool()
+        // 200 keys span four refills; 32-bit random keys practically never repeat.
+        let keys = (0..<200).map { _ -> UInt32 in
+            let key = pool.next()
+            return UInt32(key.0) << 24 | UInt32(key.1) << 16 | UInt32(key.2) << 8 | UInt32(key.3)
+        }
+        #expect(Set(keys).count >= 199)
+    }
 }

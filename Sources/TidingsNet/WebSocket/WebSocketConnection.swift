@@ -21,7 +21,6 @@ final class WebSocketConnection: Sendable {
     private let configuration: WebSocket.Configuration
     private let continuation: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation
     private let logger: Logger
-    private let encoder = WebSocketFrameEncoder(role: .client)
     private let state = Locked(State())
     private let outbox = Locked(Outbox())
 
@@ -37,6 +36,7 @@ final class WebSocketConnection: Sendable {
         var waiters: [CheckedContinuation<Void, any Error>] = []
         /// Set once a write failed: nothing more can be sent.
         var failure: WebSocketError?
+        var maskingKeys = MaskingKeyPool()
     }
 
     /// Above this many queued bytes a sender waits until its frame is written (back-pressure).
@@ -180,7 +180,7 @@ final class WebSocketConnection: Sendable {
         guard mustWait else {
             let (failure, startWriter) = outbox.withLock { box -> (WebSocketError?, Bool) in
                 if let failure = box.failure { return (failure, false) }
-                encoder.encode(frame, into: &box.pending)
+                WebSocketFrameEncoder.encode(frame, maskingKey: box.maskingKeys.next(), into: &box.pending)
                 defer { box.writerActive = true }
                 return (nil, !box.writerActive)
             }
@@ -193,7 +193,7 @@ final class WebSocketConnection: Sendable {
             // write that carries them.
             let (failure, startWriter) = outbox.withLock { box -> (WebSocketError?, Bool) in
                 if let failure = box.failure { return (failure, false) }
-                encoder.encode(frame, into: &box.pending)
+                WebSocketFrameEncoder.encode(frame, maskingKey: box.maskingKeys.next(), into: &box.pending)
                 box.waiters.append(waiter)
                 defer { box.writerActive = true }
                 return (nil, !box.writerActive)

@@ -1,3 +1,5 @@
+import TidingsCore
+
 /// Encodes WebSocket frames for one side of a connection (RFC 6455 §5.2).
 ///
 /// A client encoder masks every frame with a fresh key from the system's secure random source; a
@@ -68,5 +70,22 @@ public struct WebSocketFrameEncoder: Sendable {
         let payloadStart = bytes.count
         bytes += frame.payload
         applyMask(key, to: &bytes, from: payloadStart)
+    }
+}
+
+/// Client masking keys (RFC 6455 §5.3), drawn 64 at a time from the secure random source: one
+/// system call per frame was a measurable cost when many small frames are sent.
+struct MaskingKeyPool: Sendable {
+    private var bytes: [UInt8] = []
+    private var index = 0
+
+    /// The next unused key; every key comes from fresh secure random bytes.
+    mutating func next() -> (UInt8, UInt8, UInt8, UInt8) {
+        if index + 4 > bytes.count {
+            bytes = SecureRandom.bytes(256)
+            index = 0
+        }
+        defer { index += 4 }
+        return (bytes[index], bytes[index + 1], bytes[index + 2], bytes[index + 3])
     }
 }

@@ -18,6 +18,8 @@ import Foundation
         private let session: Locked<Session>
         private let flushLock = AsyncLock()
         private let readerActive = Locked(false)
+        /// The largest chunk one `read()` returns.
+        static let readChunkSize = 64 * 1024
 
         private struct Session {
             var ssl: OpaquePointer
@@ -290,11 +292,13 @@ import Foundation
         }
 
         private static func drainOutput(_ session: inout Session) {
-            let pending = BIO_ctrl_pending(session.output)
+            let pending = Int(BIO_ctrl_pending(session.output))
             guard pending > 0 else { return }
-            var chunk = [UInt8](repeating: 0, count: Int(pending))
-            let count = chunk.withUnsafeMutableBytes { BIO_read(session.output, $0.baseAddress, Int32($0.count)) }
-            if count > 0 { session.outbound += chunk.prefix(Int(count)) }
+            let chunk = [UInt8](unsafeUninitializedCapacity: pending) { raw, initialized in
+                initialized = max(Int(BIO_read(session.output, raw.baseAddress, Int32(raw.count))), 0)
+            }
+            // Usually nothing is waiting: hand the chunk over instead of copying it.
+            if session.outbound.isEmpty { session.outbound = chunk } else { session.outbound += chunk }
         }
 
         /// Hands produced ciphertext to the transport; serialised so chunks keep OpenSSL's order.
@@ -320,16 +324,29 @@ import Foundation
             guard !alreadyReading else { throw TransportError(kind: .concurrentRead, operation: "read", host: host) }
             defer { readerActive.withLock { $0 = false } }
             while true {
-                let (bytes, error) = session.withLock { session -> ([UInt8], Int32) in
+                let (bytes, error, hasOutput) = session.withLock { session -> ([UInt8], Int32, Bool) in
                     ERR_clear_error()
-                    var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-                    let count = buffer.withUnsafeMutableBytes { SSL_read(session.ssl, $0.baseAddress, Int32($0.count)) }
-                    let error = count > 0 ? SSL_ERROR_NONE : SSL_get_error(session.ssl, count)
+                    var error = SSL_ERROR_NONE
+                    // Decrypt every buffered record up to the chunk size in one call: a 1 MiB message
+                    // then takes a few reads instead of one per 16 KiB record. Not zero-filled:
+                    // SSL_read overwrites what it returns, and the rest is cut off.
+                    let buffer = [UInt8](unsafeUninitializedCapacity: Self.readChunkSize) { raw, initialized in
+                        var total = 0
+                        while let base = raw.baseAddress, total < raw.count {
+                            let count = SSL_read(session.ssl, base + total, Int32(raw.count - total))
+                            guard count > 0 else {
+                                error = SSL_get_error(session.ssl, count)
+                                break
+                            }
+                            total += Int(count)
+                        }
+                        initialized = total
+                    }
                     Self.drainOutput(&session)
-                    buffer.removeSubrange(Int(max(count, 0))...)
-                    return (buffer, error)
+                    return (buffer, error, !session.outbound.isEmpty)
                 }
-                try await flush()
+                // Reading rarely produces output (key updates, alerts): skip the flush lock otherwise.
+                if hasOutput { try await flush() }
                 if !bytes.isEmpty { return bytes }
                 switch error {
                 case SSL_ERROR_ZERO_RETURN:

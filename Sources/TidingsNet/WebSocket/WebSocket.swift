@@ -183,8 +183,13 @@ public final class WebSocket: Sendable {
 
     /// Sends one message as a single frame.
     ///
+    /// Messages go out in call order. A small message is queued and the call returns at once (a
+    /// burst of them shares a write); one that brings the queue to 64 KiB or more returns once
+    /// written. A later ``close(code:reason:)`` sends everything queued before its close frame.
+    ///
     /// - Throws: ``WebSocketError`` `closed` after a close started, `messageTooBig` above the
-    ///   configured maximum, `connectionLost` when the transport fails; `CancellationError`.
+    ///   configured maximum, `connectionLost` when the transport failed (a failed write of a queued
+    ///   message is reported by the next send); `CancellationError`.
     public func send(_ message: WebSocketMessage) async throws {
         switch message {
         case .text(let text): try await core.sendData(opcode: .text, payload: Array(text.utf8))

@@ -21,8 +21,26 @@ final class WebSocketConnection: Sendable {
     private let configuration: WebSocket.Configuration
     private let continuation: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation
     private let logger: Logger
-    private let encoder = WebSocketFrameEncoder(role: .client)
     private let state = Locked(State())
+    private let outbox = Locked(Outbox())
+
+    /// Frames queued for the transport, written in order by one writer task at a time.
+    ///
+    /// Senders append encoded frames and return; the writer hands everything queued so far to the
+    /// transport in one write (one system call, one TLS record run), so a burst of small messages
+    /// costs a few writes instead of one each.
+    private struct Outbox: Sendable {
+        var pending: [UInt8] = []
+        var writerActive = false
+        /// Senders waiting until the batch holding their frame is written.
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+        /// Set once a write failed: nothing more can be sent.
+        var failure: WebSocketError?
+        var maskingKeys = MaskingKeyPool()
+    }
+
+    /// Above this many queued bytes a sender waits until its frame is written (back-pressure).
+    static let outboxHighWaterMark = 64 * 1024
 
     init(
         stream: any ByteStream,
@@ -82,7 +100,7 @@ final class WebSocketConnection: Sendable {
             logger.warning("closing after \(error.kind.rawValue): \(error.detail)")
             if error.kind != .connectionLost {
                 // Tell the peer why, best effort; it may be gone already.
-                if beginClose() { try? await write(.close(code: error.closeCode)) }
+                if beginClose() { try? await write(.close(code: error.closeCode), waitUntilWritten: true) }
             }
             finish(error)
         } catch let error as TransportError {
@@ -109,7 +127,7 @@ final class WebSocketConnection: Sendable {
                 let reply =
                     status.code == .noStatusReceived
                     ? WebSocketFrame(opcode: .close) : WebSocketFrame.close(code: status.code)
-                try? await write(reply)
+                try? await write(reply, waitUntilWritten: true)
             }
             finish(nil)
             return true
@@ -150,11 +168,72 @@ final class WebSocketConnection: Sendable {
 
     // MARK: Writing
 
-    private func write(_ frame: WebSocketFrame) async throws {
-        do {
-            try await stream.write(encoder.encode(frame))
-        } catch let error as TransportError {
-            throw WebSocketError(.connectionLost, detail: "could not send a \(frame.opcode) frame", underlying: error)
+    /// Queues `frame` behind every frame queued before it.
+    ///
+    /// Returns once the frame is queued, or once it is written when `waitUntilWritten` is set or the
+    /// queue is over ``outboxHighWaterMark``. Throws `connectionLost` when an earlier write failed
+    /// (or this one did, when waiting).
+    private func write(_ frame: WebSocketFrame, waitUntilWritten: Bool = false) async throws {
+        let mustWait =
+            waitUntilWritten
+            || outbox.withLock { $0.pending.count + frame.payload.count >= Self.outboxHighWaterMark }
+        guard mustWait else {
+            let (failure, startWriter) = outbox.withLock { box -> (WebSocketError?, Bool) in
+                if let failure = box.failure { return (failure, false) }
+                WebSocketFrameEncoder.encode(frame, maskingKey: box.maskingKeys.next(), into: &box.pending)
+                defer { box.writerActive = true }
+                return (nil, !box.writerActive)
+            }
+            if let failure { throw failure }
+            if startWriter { Task { await self.drainOutbox() } }
+            return
+        }
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+            // The waiter joins the queue under the same lock as its bytes, so it is resumed by the
+            // write that carries them.
+            let (failure, startWriter) = outbox.withLock { box -> (WebSocketError?, Bool) in
+                if let failure = box.failure { return (failure, false) }
+                WebSocketFrameEncoder.encode(frame, maskingKey: box.maskingKeys.next(), into: &box.pending)
+                box.waiters.append(waiter)
+                defer { box.writerActive = true }
+                return (nil, !box.writerActive)
+            }
+            if let failure { waiter.resume(throwing: failure) }
+            if startWriter { Task { await self.drainOutbox() } }
+        }
+    }
+
+    /// Writes queued frames, as many as are queued at a time, until the queue is empty.
+    private func drainOutbox() async {
+        while true {
+            let batch = outbox.withLock { box -> ([UInt8], [CheckedContinuation<Void, any Error>])? in
+                guard !box.pending.isEmpty else {
+                    box.writerActive = false
+                    return nil
+                }
+                defer {
+                    box.pending = []
+                    box.waiters = []
+                }
+                return (box.pending, box.waiters)
+            }
+            guard let (bytes, waiters) = batch else { return }
+            do {
+                try await stream.write(bytes)
+                waiters.forEach { $0.resume() }
+            } catch {
+                let failure = WebSocketError(
+                    .connectionLost, detail: "could not send", underlying: error as? TransportError)
+                // Later frames would follow a gap: drop them and fail every sender from now on.
+                let stranded = outbox.withLock { box -> [CheckedContinuation<Void, any Error>] in
+                    box.failure = failure
+                    box.pending = []
+                    defer { box.waiters = [] }
+                    return box.waiters
+                }
+                (waiters + stranded).forEach { $0.resume(throwing: failure) }
+                return
+            }
         }
     }
 
@@ -187,7 +266,7 @@ final class WebSocketConnection: Sendable {
         if beginClose() {
             let frame =
                 code.isValidOnWire ? WebSocketFrame.close(code: code, reason: reason) : .close(code: .normalClosure)
-            do { try await write(frame) } catch {
+            do { try await write(frame, waitUntilWritten: true) } catch {
                 finish(nil)
                 return
             }

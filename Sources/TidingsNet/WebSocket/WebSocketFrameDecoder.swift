@@ -112,17 +112,27 @@ public struct WebSocketFrameDecoder: Sendable {
     }
 }
 
-/// XORs `bytes` with the 4-byte masking key (RFC 6455 §5.3); applying it twice restores the input.
-func applyMask(_ key: (UInt8, UInt8, UInt8, UInt8), to bytes: inout [UInt8]) {
-    let keyBytes = [key.0, key.1, key.2, key.3]
+/// XORs `bytes[start...]` with the 4-byte masking key (RFC 6455 §5.3), the key's first byte
+/// falling on `start`; applying it twice restores the input.
+func applyMask(_ key: (UInt8, UInt8, UInt8, UInt8), to bytes: inout [UInt8], from start: Int = 0) {
+    let keyBytes = (key.0, key.1, key.2, key.3)
+    func keyByte(_ index: Int) -> UInt8 {
+        switch index & 3 {
+        case 0: keyBytes.0
+        case 1: keyBytes.1
+        case 2: keyBytes.2
+        default: keyBytes.3
+        }
+    }
     bytes.withUnsafeMutableBufferPointer { buffer in
-        let count = buffer.count
+        let count = buffer.count - start
+        guard count > 0, let base = UnsafeMutableRawPointer(buffer.baseAddress)?.advanced(by: start) else { return }
         var index = 0
         // Eight bytes at a time: masking a 1 MiB message byte by byte is measurably slow.
-        if count >= 8, let base = UnsafeMutableRawPointer(buffer.baseAddress) {
+        if count >= 8 {
             var word: UInt64 = 0
             withUnsafeMutableBytes(of: &word) { raw in
-                for offset in 0..<8 { raw[offset] = keyBytes[offset & 3] }
+                for offset in 0..<8 { raw[offset] = keyByte(offset) }
             }
             while index + 8 <= count {
                 let value = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
@@ -131,7 +141,8 @@ func applyMask(_ key: (UInt8, UInt8, UInt8, UInt8), to bytes: inout [UInt8]) {
             }
         }
         while index < count {
-            buffer[index] ^= keyBytes[index & 3]
+            let value = base.load(fromByteOffset: index, as: UInt8.self)
+            base.storeBytes(of: value ^ keyByte(index), toByteOffset: index, as: UInt8.self)
             index += 1
         }
     }

@@ -1,3 +1,5 @@
+import TidingsCore
+
 /// Encodes WebSocket frames for one side of a connection (RFC 6455 §5.2).
 ///
 /// A client encoder masks every frame with a fresh key from the system's secure random source; a
@@ -12,19 +14,36 @@ public struct WebSocketFrameEncoder: Sendable {
 
     /// The wire bytes of `frame`, masked with a random key when ``role`` is `.client`.
     public func encode(_ frame: WebSocketFrame) -> [UInt8] {
-        guard role == .client else { return Self.encode(frame, maskingKey: nil) }
+        var bytes: [UInt8] = []
+        encode(frame, into: &bytes)
+        return bytes
+    }
+
+    /// Appends the wire bytes of `frame` to `bytes` (masked with a random key when ``role`` is
+    /// `.client`), so that queued frames share one buffer and one write.
+    public func encode(_ frame: WebSocketFrame, into bytes: inout [UInt8]) {
+        guard role == .client else { return Self.encode(frame, maskingKey: nil, into: &bytes) }
         var generator = SystemRandomNumberGenerator()
         let key = UInt32.random(in: .min ... .max, using: &generator)
-        return Self.encode(
+        Self.encode(
             frame,
-            maskingKey: (UInt8(key >> 24), UInt8((key >> 16) & 0xFF), UInt8((key >> 8) & 0xFF), UInt8(key & 0xFF)))
+            maskingKey: (UInt8(key >> 24), UInt8((key >> 16) & 0xFF), UInt8((key >> 8) & 0xFF), UInt8(key & 0xFF)),
+            into: &bytes)
     }
 
     /// The wire bytes of `frame`, masked with `maskingKey` when one is given.
     public static func encode(_ frame: WebSocketFrame, maskingKey: (UInt8, UInt8, UInt8, UInt8)?) -> [UInt8] {
         var bytes: [UInt8] = []
+        encode(frame, maskingKey: maskingKey, into: &bytes)
+        return bytes
+    }
+
+    /// Appends the wire bytes of `frame` to `bytes`, masked with `maskingKey` when one is given.
+    public static func encode(
+        _ frame: WebSocketFrame, maskingKey: (UInt8, UInt8, UInt8, UInt8)?, into bytes: inout [UInt8]
+    ) {
         let length = frame.payload.count
-        bytes.reserveCapacity(length + 14)
+        bytes.reserveCapacity(bytes.count + length + 14)
         bytes.append((frame.fin ? 0x80 : 0) | (frame.reserved & 0x7) << 4 | frame.opcode.rawValue)
         let maskBit: UInt8 = maskingKey == nil ? 0 : 0x80
         switch length {
@@ -41,12 +60,32 @@ public struct WebSocketFrameEncoder: Sendable {
         }
         guard let key = maskingKey else {
             bytes += frame.payload
-            return bytes
+            return
         }
-        bytes += [key.0, key.1, key.2, key.3]
-        var payload = frame.payload
-        applyMask(key, to: &payload)
-        bytes += payload
-        return bytes
+        bytes.append(key.0)
+        bytes.append(key.1)
+        bytes.append(key.2)
+        bytes.append(key.3)
+        // Mask in place after the header: one copy of the payload instead of two.
+        let payloadStart = bytes.count
+        bytes += frame.payload
+        applyMask(key, to: &bytes, from: payloadStart)
+    }
+}
+
+/// Client masking keys (RFC 6455 §5.3), drawn 64 at a time from the secure random source: one
+/// system call per frame was a measurable cost when many small frames are sent.
+struct MaskingKeyPool: Sendable {
+    private var bytes: [UInt8] = []
+    private var index = 0
+
+    /// The next unused key; every key comes from fresh secure random bytes.
+    mutating func next() -> (UInt8, UInt8, UInt8, UInt8) {
+        if index + 4 > bytes.count {
+            bytes = SecureRandom.bytes(256)
+            index = 0
+        }
+        defer { index += 4 }
+        return (bytes[index], bytes[index + 1], bytes[index + 2], bytes[index + 3])
     }
 }

@@ -27,6 +27,12 @@ let package = Package(
             dependencies: [.product(name: "TidingsNet", package: "Tidings")],
             swiftSettings: fuzzerSettings
         ),
+        // The Kecalek backend: inbound frames, JSON values, messages and timestamps from the server.
+        .executableTarget(
+            name: "FuzzKecalekFrame",
+            dependencies: [.product(name: "TidingsKecalek", package: "Tidings")],
+            swiftSettings: fuzzerSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -150,7 +150,13 @@ extension KecalekJSON: Codable {
         } else if let number = try? container.decode(Int64.self) {
             self = .int(number)
         } else if let number = try? container.decode(Double.self) {
-            self = .double(number)
+            // A fraction below double precision ("555555555555555555.25") reads as an integral double, whose
+            // own text would read back as an integer: store it as one, so parsing is stable across re-encoding.
+            if let whole = Int64(exactly: number) {
+                self = .int(whole)
+            } else {
+                self = .double(number)
+            }
         } else if let text = try? container.decode(String.self) {
             self = .string(text)
         } else if let elements = try? container.decode([KecalekJSON].self) {

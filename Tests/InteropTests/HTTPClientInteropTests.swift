@@ -35,7 +35,7 @@ import TidingsNet
     }
 
     @Test func cookiesPersistAcrossRequestsAndStayWithTheirClient() async throws {
-        let peer = try PythonPeer.start("http_peer.py")
+        let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }
         let alice = HTTPClient()
         let bob = HTTPClient()
@@ -49,7 +49,7 @@ import TidingsNet
     }
 
     @Test func maxAgeExpiresOnTheInjectedTime() async throws {
-        let peer = try PythonPeer.start("http_peer.py")
+        let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }
         let date = TestDate()
         let client = HTTPClient(configuration: .init(now: { date.now }))
@@ -62,7 +62,7 @@ import TidingsNet
     }
 
     @Test func cookiesSetOnARedirectAreKept() async throws {
-        let peer = try PythonPeer.start("http_peer.py")
+        let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }
         let client = HTTPClient()
         let seen = try await client.decode([String: String].self, from: HTTPRequest(url: url(peer, "/redirect")))
@@ -71,7 +71,7 @@ import TidingsNet
     }
 
     @Test func theBearerTokenDoesNotFollowARedirectToAnotherHost() async throws {
-        let peer = try PythonPeer.start("http_peer.py")
+        let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }
         let client = HTTPClient()
         let sameHost = try await client.decode(
@@ -84,7 +84,7 @@ import TidingsNet
     }
 
     @Test func multipartUploadArrivesAsTheServerParsesIt() async throws {
-        let peer = try PythonPeer.start("http_peer.py")
+        let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }
         struct Parsed: Decodable, Equatable {
             struct File: Decodable, Equatable {
@@ -116,7 +116,7 @@ import TidingsNet
     }
 
     @Test func formBodiesRoundTripWithReservedCharacters() async throws {
-        let peer = try PythonPeer.start("http_peer.py")
+        let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }
         let fields = [("status", "a b&c=d+e/ü"), ("visibility", "unlisted"), ("empty", "")]
         let parsed = try await HTTPClient().decode(
@@ -125,7 +125,7 @@ import TidingsNet
     }
 
     @Test func a429WithRetryAfterBlocksTheHostInTheBudget() async throws {
-        let peer = try PythonPeer.start("http_peer.py")
+        let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }
         let clock = TestClock()
         let budget = RateBudget(clock: clock)
@@ -150,7 +150,7 @@ import TidingsNet
     }
 
     @Test func errorStatusesCarryTheServersMessage() async throws {
-        let peer = try PythonPeer.start("http_peer.py")
+        let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }
         await #expect {
             _ = try await HTTPClient().send(HTTPRequest(url: url(peer, "/error")))
@@ -162,7 +162,7 @@ import TidingsNet
     }
 
     @Test func aDecodingFailureNamesThePathOfTheBadField() async throws {
-        let peer = try PythonPeer.start("http_peer.py")
+        let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }
         struct Page: Decodable {
             struct Item: Decodable {
@@ -180,7 +180,7 @@ import TidingsNet
     }
 
     @Test func aSlowServerTimesOutOnTheVirtualClock() async throws {
-        let peer = try PythonPeer.start("http_peer.py")
+        let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }
         let clock = TestClock()
         let client = HTTPClient(configuration: .init(timeout: .seconds(10), clock: clock))
@@ -195,7 +195,7 @@ import TidingsNet
     }
 
     @Test func cancellingARequestThrowsCancellationError() async throws {
-        let peer = try PythonPeer.start("http_peer.py")
+        let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }
         let clock = TestClock()
         let client = HTTPClient(configuration: .init(clock: clock))
@@ -206,7 +206,7 @@ import TidingsNet
     }
 
     @Test func theLinkHeaderGivesNextAndPrev() async throws {
-        let peer = try PythonPeer.start("http_peer.py")
+        let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }
         let response = try await HTTPClient().send(HTTPRequest(url: url(peer, "/page")))
         #expect(response.links["next"] == url(peer, "/page?max_id=100"))
@@ -214,7 +214,7 @@ import TidingsNet
     }
 
     @Test func theBearerTokenTravelsInTheHeaderAndNeverInLogsOrErrors() async throws {
-        let peer = try PythonPeer.start("http_peer.py")
+        let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }
         let secret = "tok-SECRET-9f8e7d"
         let sink = LogSink()

@@ -2,9 +2,9 @@ import PeerSupport
 import Testing
 
 @Suite struct PeerSupportTests {
-    @Test func aMissingPeerScriptIsAClearError() {
-        #expect(throws: PythonPeer.StartError.self) {
-            _ = try PythonPeer.start("no-such-peer.py")
+    @Test func aMissingPeerScriptIsAClearError() async {
+        await #expect(throws: PythonPeer.StartError.self) {
+            _ = try await PythonPeer.start("no-such-peer.py")
         }
     }
 }

@@ -10,7 +10,7 @@ import TidingsNet
 
     @Test(arguments: allTransports)
     func acksRoundTripOverEveryTransport(_ transports: EngineIOClient.Transports) async throws {
-        let server = try PythonPeer.start("socketio_server.py")
+        let server = try await PythonPeer.start("socketio_server.py")
         defer { server.stop() }
         let client = SocketIOClient(url: server.url, transports: transports)
         let recorder = SocketIOEventRecorder(client)
@@ -29,7 +29,7 @@ import TidingsNet
 
     @Test(arguments: allTransports)
     func binaryAttachmentsTravelBothWays(_ transports: EngineIOClient.Transports) async throws {
-        let server = try PythonPeer.start("socketio_server.py")
+        let server = try await PythonPeer.start("socketio_server.py")
         defer { server.stop() }
         let client = SocketIOClient(url: server.url, transports: transports)
         try await client.connect()
@@ -42,7 +42,7 @@ import TidingsNet
     }
 
     @Test func serverAcksAreAnsweredByTheClient() async throws {
-        let server = try PythonPeer.start("socketio_server.py")
+        let server = try await PythonPeer.start("socketio_server.py")
         defer { server.stop() }
         let client = SocketIOClient(url: server.url, transports: .webSocket)
         let answering = Task {
@@ -59,7 +59,7 @@ import TidingsNet
     }
 
     @Test func namespacesAndAuthPayloads() async throws {
-        let server = try PythonPeer.start("socketio_server.py")
+        let server = try await PythonPeer.start("socketio_server.py")
         defer { server.stop() }
         let admin = SocketIOClient(url: server.url, transports: .polling)
         try await admin.connect(namespace: "/admin", auth: ["token": "secret"])
@@ -89,7 +89,7 @@ import TidingsNet
     }
 
     @Test func serverInitiatedDisconnectIsReportedAndNotRetried() async throws {
-        let server = try PythonPeer.start("socketio_server.py")
+        let server = try await PythonPeer.start("socketio_server.py")
         defer { server.stop() }
         let client = SocketIOClient(url: server.url, transports: .pollingThenWebSocket)
         let recorder = SocketIOEventRecorder(client)
@@ -102,7 +102,8 @@ import TidingsNet
 
     @Test(arguments: [false, true])
     func eventsSentBeforeTheConnectReplyAreKept(alwaysConnect: Bool) async throws {
-        let server = try PythonPeer.start("socketio_server.py", arguments: alwaysConnect ? ["--always-connect"] : [])
+        let server = try await PythonPeer.start(
+            "socketio_server.py", arguments: alwaysConnect ? ["--always-connect"] : [])
         defer { server.stop() }
         for transports in Self.allTransports {
             let client = SocketIOClient(url: server.url, transports: transports)
@@ -118,7 +119,7 @@ import TidingsNet
     }
 
     @Test func manyQueuedPacketsOverPollingAreSplitIntoAcceptedPosts() async throws {
-        let server = try PythonPeer.start("socketio_server.py")
+        let server = try await PythonPeer.start("socketio_server.py")
         defer { server.stop() }
         let client = SocketIOClient(url: server.url, transports: .polling)
         let recorder = SocketIOEventRecorder(client)
@@ -139,7 +140,7 @@ import TidingsNet
         // A short heartbeat: while the server is down its port may be handed to another test's peer, and a
         // poll that reaches that peer instead of a refused connection is only caught by the heartbeat.
         let heartbeat = ["--ping-interval", "4", "--ping-timeout", "6"]
-        var server = try PythonPeer.start("socketio_server.py", arguments: heartbeat)
+        var server = try await PythonPeer.start("socketio_server.py", arguments: heartbeat)
         let port = server.port
         let policy = SocketIOReconnectPolicy(delay: .milliseconds(100), maximumDelay: .milliseconds(300))
         let client = SocketIOClient(
@@ -159,7 +160,7 @@ import TidingsNet
         let acked = Task { try await client.emitWithAck("echo", "late", timeout: .seconds(30)) }
         #expect(try await recorder.eventually { await client.bufferedEmitCount == 6 })
 
-        server = try PythonPeer.start("socketio_server.py", arguments: heartbeat, port: port)
+        server = try await PythonPeer.start("socketio_server.py", arguments: heartbeat, port: port)
         defer { server.stop() }
         #expect(
             try await recorder.eventually(timeout: .seconds(20)) {

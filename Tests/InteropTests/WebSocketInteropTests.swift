@@ -7,14 +7,14 @@ import TidingsNet
 @Suite struct WebSocketInteropTests {
     static let tlsFolder = PythonPeer.projectRoot.appendingPathComponent("Tests/Fixtures/tls")
 
-    private func startPeer(tls: Bool) throws -> PythonPeer {
+    private func startPeer(tls: Bool) async throws -> PythonPeer {
         let arguments =
             tls
             ? [
                 "--tls-cert", Self.tlsFolder.appendingPathComponent("server.pem").path,
                 "--tls-key", Self.tlsFolder.appendingPathComponent("server.key").path,
             ] : []
-        return try PythonPeer.start("ws_peer.py", arguments: arguments)
+        return try await PythonPeer.start("ws_peer.py", arguments: arguments)
     }
 
     private func configuration(trustingTestCA: Bool = true) throws -> WebSocket.Configuration {
@@ -32,7 +32,7 @@ import TidingsNet
 
     @Test(arguments: [false, true])
     func echoesEveryLengthBoundaryAsTextAndBinary(tls: Bool) async throws {
-        let peer = try startPeer(tls: tls)
+        let peer = try await startPeer(tls: tls)
         defer { peer.stop() }
         let socket = try await WebSocket.connect(to: url(peer, "/echo", tls: tls), configuration: configuration())
         var messages = socket.messages.makeAsyncIterator()
@@ -67,7 +67,7 @@ import TidingsNet
     }
 
     @Test func aCertificateFromAnUntrustedAuthorityFailsVerification() async throws {
-        let peer = try startPeer(tls: true)
+        let peer = try await startPeer(tls: true)
         defer { peer.stop() }
         do {
             _ = try await WebSocket.connect(
@@ -79,7 +79,7 @@ import TidingsNet
     }
 
     @Test func aCertificateForAnotherHostNameFails() async throws {
-        let peer = try startPeer(tls: true)
+        let peer = try await startPeer(tls: true)
         defer { peer.stop() }
         var configuration = try configuration()
         configuration.tls.serverNameOverride = "chat.example.org"
@@ -96,7 +96,7 @@ import TidingsNet
     }
 
     @Test func theServersPingIsAnswered() async throws {
-        let peer = try startPeer(tls: false)
+        let peer = try await startPeer(tls: false)
         defer { peer.stop() }
         let socket = try await WebSocket.connect(to: url(peer, "/ping"), configuration: configuration())
         var messages = socket.messages.makeAsyncIterator()
@@ -106,7 +106,7 @@ import TidingsNet
 
     @Test(arguments: [false, true])
     func aServerInitiatedCloseEndsTheStreamWithItsCode(tls: Bool) async throws {
-        let peer = try startPeer(tls: tls)
+        let peer = try await startPeer(tls: tls)
         defer { peer.stop() }
         let socket = try await WebSocket.connect(to: url(peer, "/close/4001", tls: tls), configuration: configuration())
         var received: [WebSocketMessage] = []
@@ -117,7 +117,7 @@ import TidingsNet
     }
 
     @Test func fragmentedMessagesFromTheServerAreReassembled() async throws {
-        let peer = try startPeer(tls: false)
+        let peer = try await startPeer(tls: false)
         defer { peer.stop() }
         let socket = try await WebSocket.connect(to: url(peer, "/fragments"), configuration: configuration())
         var messages = socket.messages.makeAsyncIterator()
@@ -127,7 +127,7 @@ import TidingsNet
     }
 
     @Test func headersAndSubprotocolReachTheServer() async throws {
-        let peer = try startPeer(tls: false)
+        let peer = try await startPeer(tls: false)
         defer { peer.stop() }
         var configuration = try configuration()
         configuration.headers = [
@@ -151,7 +151,7 @@ import TidingsNet
 
     @Test(arguments: [false, true])
     func aServerKilledMidConnectionEndsTheStreamWithAnError(tls: Bool) async throws {
-        let peer = try startPeer(tls: tls)
+        let peer = try await startPeer(tls: tls)
         let socket = try await WebSocket.connect(to: url(peer, "/echo", tls: tls), configuration: configuration())
         var messages = socket.messages.makeAsyncIterator()
         try await socket.send(text: "one")
@@ -169,7 +169,7 @@ extension WebSocketInteropTests {
     /// Thousands of small messages in flight, then mebibyte messages on the same connection: both
     /// directions wait for socket readiness at once, which once lost a wake-up.
     @Test func pipelinedMessagesThenLargeOnesKeepFlowing() async throws {
-        let peer = try startPeer(tls: false)
+        let peer = try await startPeer(tls: false)
         defer { peer.stop() }
         let socket = try await WebSocket.connect(to: url(peer, "/echo"), configuration: configuration())
         var messages = socket.messages.makeAsyncIterator()

@@ -61,11 +61,30 @@ public final class PythonPeer: @unchecked Sendable {
     ///   - readyTimeout: how long the peer may take to start.
     /// - Throws: ``StartError`` when the virtualenv or script is missing, or the peer exits or
     ///   stays silent; its standard error is included.
+    ///
+    /// The wait runs on a thread of its own, so that starting peers never blocks the few threads that
+    /// run every test's tasks (a blocked pool stalls unrelated tests into their timeouts).
     public static func start(
         _ script: String,
         arguments: [String] = [],
         port: Int = 0,
         readyTimeout: TimeInterval = 60
+    ) async throws -> PythonPeer {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        try startBlocking(script, arguments: arguments, port: port, readyTimeout: readyTimeout)
+                    })
+            }
+        }
+    }
+
+    private static func startBlocking(
+        _ script: String,
+        arguments: [String],
+        port: Int,
+        readyTimeout: TimeInterval
     ) throws -> PythonPeer {
         let python = Self.python
         guard FileManager.default.isExecutableFile(atPath: python.path) else {

@@ -26,18 +26,13 @@ enum SocketIOBench {
         var binary_64k_ms: Double
     }
 
-    struct BenchError: Error, CustomStringConvertible {
-        let description: String
-    }
-
     static func progress(_ text: String) {
         FileHandle.standardError.write(Data("socketio: \(text)\n".utf8))
     }
 
     static func run(_ reporter: BenchReporter) async throws {
-        let root = projectRoot()
-        let server = try BenchPeer.start(
-            root: root, script: "Tests/Peers/socketio_server.py", arguments: ["--port", "0"])
+        let root = benchProjectRoot()
+        let server = try BenchPeer.start(root: root, script: "socketio_server.py")
         defer { server.stop() }
         let url = URL(string: "http://127.0.0.1:\(server.port)")!
         var firstID = 1
@@ -134,82 +129,12 @@ enum SocketIOBench {
 
     /// Runs the Python baseline as a subprocess and decodes its JSON line.
     static func runPython(root: URL, url: URL, transport: String, window: Int) throws -> Figures {
-        let process = Process()
-        process.executableURL = root.appendingPathComponent(".venv/bin/python")
-        process.arguments = [
-            root.appendingPathComponent("Tests/Peers/socketio_bench_client.py").path, "--url", url.absoluteString,
-            "--transport", transport, "--connects", String(connects), "--acks", String(acks), "--pipelined",
-            String(pipelined), "--binary", String(binaryRounds), "--window", String(window),
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        // The script prints its figures, then disconnects slowly (python-socketio's polling disconnect
-        // waits for the long poll): take the line and stop it.
-        var data = Data()
-        while !data.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            data.append(chunk)
-        }
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
-        guard let line = data.split(separator: 0x0A).first else {
-            throw BenchError(description: "the Python baseline failed (\(process.terminationStatus))")
-        }
-        return try JSONDecoder().decode(Figures.self, from: Data(line))
-    }
-
-    static func projectRoot() -> URL {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-            url.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    }
-}
-
-/// A Python server process for a benchmark, stopped by its process id.
-final class BenchPeer {
-    let port: Int
-    private let process: Process
-
-    private init(port: Int, process: Process) {
-        self.port = port
-        self.process = process
-    }
-
-    static func start(root: URL, script: String, arguments: [String]) throws -> BenchPeer {
-        let process = Process()
-        process.executableURL = root.appendingPathComponent(".venv/bin/python")
-        process.arguments = ["-u", root.appendingPathComponent(script).path] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var buffer = Data()
-        while true {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty {
-                throw SocketIOBench.BenchError(description: "\(script) exited before READY")
-            }
-            buffer.append(chunk)
-            let text = String(decoding: buffer, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("READY ") }),
-                let port = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces))
-            {
-                return BenchPeer(port: port, process: process)
-            }
-        }
-    }
-
-    /// Stops the server: SIGTERM, then SIGKILL after two seconds (aiohttp may wait on open sockets).
-    func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(2)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        try runPythonBaseline(
+            Figures.self, root: root, script: "socketio_bench_client.py",
+            arguments: [
+                "--url", url.absoluteString, "--transport", transport, "--connects", String(connects), "--acks",
+                String(acks), "--pipelined", String(pipelined), "--binary", String(binaryRounds), "--window",
+                String(window),
+            ])
     }
 }

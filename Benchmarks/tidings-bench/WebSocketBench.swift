@@ -1,10 +1,6 @@
 import Foundation
 import TidingsNet
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `tidings-bench websocket`: Tidings' WebSocket client against the `websockets` library's asyncio
 /// client, both talking to one `websockets` echo server (Tests/Peers/ws_peer.py) on loopback, over
 /// ws and wss, in the same run.
@@ -30,12 +26,8 @@ enum WebSocketBench {
         var big_ms: Double
     }
 
-    struct BenchError: Error, CustomStringConvertible {
-        let description: String
-    }
-
     static func run(_ reporter: BenchReporter) async throws {
-        let root = root()
+        let root = benchProjectRoot()
         let tls = root.appendingPathComponent("Tests/Fixtures/tls")
         var firstID = 1
         for secure in [false, true] {
@@ -45,11 +37,9 @@ enum WebSocketBench {
                     "--tls-cert", tls.appendingPathComponent("server.pem").path, "--tls-key",
                     tls.appendingPathComponent("server.key").path,
                 ] : []
-            let (server, port) = try startPeer(root: root, arguments: arguments)
-            defer {
-                kill(server.processIdentifier, SIGTERM)
-                server.waitUntilExit()
-            }
+            let server = try BenchPeer.start(root: root, script: "ws_peer.py", arguments: arguments)
+            let port = server.port
+            defer { server.stop() }
             let url = URL(string: "\(secure ? "wss" : "ws")://127.0.0.1:\(port)/echo")!
             var configuration = WebSocket.Configuration(pingInterval: nil)
             configuration.tls.additionalTrustedCertificates = [
@@ -139,58 +129,11 @@ enum WebSocketBench {
     }
 
     static func runPython(root: URL, url: URL, ca: String?) throws -> Figures {
-        let process = Process()
-        process.executableURL = root.appendingPathComponent(".venv/bin/python")
-        process.arguments =
-            [
-                root.appendingPathComponent("Tests/Peers/ws_bench_client.py").path, "--url", url.absoluteString,
-                "--connects", String(connects), "--echoes", String(echoes), "--pipelined", String(pipelined),
-                "--big", String(bigRounds),
-            ] + (ca.map { ["--ca", $0] } ?? [])
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let line = data.split(separator: 0x0A).first else {
-            throw BenchError(description: "the Python baseline failed (\(process.terminationStatus))")
-        }
-        return try JSONDecoder().decode(Figures.self, from: Data(line))
-    }
-
-    /// Starts ws_peer.py and reads its `READY <port>` line.
-    static func startPeer(root: URL, arguments: [String]) throws -> (Process, Int) {
-        let process = Process()
-        process.executableURL = root.appendingPathComponent(".venv/bin/python")
-        process.arguments = [root.appendingPathComponent("Tests/Peers/ws_peer.py").path, "--port", "0"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var data = Data()
-        while !data.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            data.append(chunk)
-        }
-        let line = String(decoding: data.prefix { $0 != 0x0A }, as: UTF8.self)
-        guard line.hasPrefix("READY "), let port = Int(line.dropFirst(6)) else {
-            kill(process.processIdentifier, SIGTERM)
-            throw BenchError(description: "ws_peer.py did not start")
-        }
-        return (process, port)
-    }
-
-    /// The folder holding Package.swift (the bench runs from the project root or below it).
-    static func root() -> URL {
-        var url = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path),
-                FileManager.default.fileExists(atPath: url.appendingPathComponent("Tests/Peers").path)
-            {
-                return url
-            }
-            url.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        try runPythonBaseline(
+            Figures.self, root: root, script: "ws_bench_client.py",
+            arguments: [
+                "--url", url.absoluteString, "--connects", String(connects), "--echoes", String(echoes),
+                "--pipelined", String(pipelined), "--big", String(bigRounds),
+            ] + (ca.map { ["--ca", $0] } ?? []))
     }
 }

@@ -135,15 +135,7 @@ import Foundation
                 SSL_CTX_free(context)
                 throw failure("SSL_new")
             }
-            guard let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
-                SSL_free(ssl)
-                SSL_CTX_free(context)
-                throw failure("BIO_new")
-            }
-            _ = copenssl_bio_set_mem_eof_return(input, -1)
-            SSL_set_bio(ssl, input, output)
-            SSL_set_accept_state(ssl)
-            return Session(ssl: ssl, context: context, input: input, output: output)
+            return try attachMemoryBIOs(ssl: ssl, context: context, role: .server, failure: failure)
         }
 
         private static func withMemoryBIO<T>(_ text: String, _ body: (OpaquePointer) -> T?) -> T? {
@@ -181,7 +173,21 @@ import Foundation
                 }
                 _ = SSL_set_alpn_protos(ssl, wire, UInt32(wire.count))
             }
-            guard let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
+            return try attachMemoryBIOs(ssl: ssl, context: context, role: .client, failure: failure)
+        }
+
+        private enum Role { case client, server }
+
+        /// Gives `ssl` a pair of memory BIOs (bytes in from the socket, bytes out to it) and sets its role.
+        /// On failure `ssl` and this caller's reference to `context` are released.
+        private static func attachMemoryBIOs(
+            ssl: OpaquePointer, context: OpaquePointer, role: Role, failure: (String) -> TransportError
+        ) throws -> Session {
+            let input = BIO_new(BIO_s_mem())
+            let output = BIO_new(BIO_s_mem())
+            guard let input, let output else {
+                if let input { BIO_free(input) }
+                if let output { BIO_free(output) }
                 SSL_free(ssl)
                 SSL_CTX_free(context)
                 throw failure("BIO_new")
@@ -189,7 +195,10 @@ import Foundation
             // An empty input buffer means "wait for more", not end of file.
             _ = copenssl_bio_set_mem_eof_return(input, -1)
             SSL_set_bio(ssl, input, output)
-            SSL_set_connect_state(ssl)
+            switch role {
+            case .client: SSL_set_connect_state(ssl)
+            case .server: SSL_set_accept_state(ssl)
+            }
             return Session(ssl: ssl, context: context, input: input, output: output)
         }
 

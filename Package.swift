@@ -41,7 +41,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "tidings-bench",
-            dependencies: ["TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandbox", "CSQLite"],
+            dependencies: ["TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandbox", "CSQLite", "PeerSupport"],
             path: "Benchmarks/tidings-bench"
         ),
         // A child process for the store's crash test: writes outbox rows until it is killed.
@@ -51,18 +51,19 @@ let package = Package(
             path: "Tests/StoreCrashWriter"
         ),
 
-        // Test support: starts the real Python peers on loopback and stops them by process id.
+        // Test support: child processes spawned and reaped off Swift's cooperative pool, and the real
+        // Python peers on loopback (also used by tidings-bench).
         .target(name: "PeerSupport", dependencies: [], path: "Tests/PeerSupport"),
 
         // Tests.
-        .testTarget(name: "TidingsCoreTests", dependencies: ["TidingsCore", "CSQLite"]),
+        .testTarget(name: "TidingsCoreTests", dependencies: ["TidingsCore", "CSQLite", "PeerSupport"]),
         .testTarget(name: "TidingsNetTests", dependencies: ["TidingsNet", "TidingsCore"]),
         .testTarget(name: "InteropTests", dependencies: ["TidingsNet", "TidingsCore", "PeerSupport"]),
         .testTarget(
             name: "TidingsKecalekTests",
             dependencies: ["TidingsKecalek", "TidingsSandbox", "TidingsCore", "TidingsNet"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["TidingsCore"]),
+        .testTarget(name: "CLITests", dependencies: ["TidingsCore", "PeerSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

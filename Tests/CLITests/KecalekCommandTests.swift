@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `tidings kecalek sync|show` and the Kecalek demo part, run as the real executable.
-@Suite struct KecalekCommandTests {
+@Suite(.timeLimit(.minutes(1))) struct KecalekCommandTests {
     private func temporaryStore() throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "kecalek-cli-\(UUID().uuidString)")
@@ -10,18 +10,20 @@ import Testing
         return directory.appendingPathComponent("cache.sqlite").path
     }
 
-    @Test func syncTwiceThenShowOffline() throws {
+    @Test func syncTwiceThenShowOffline() async throws {
         let store = try temporaryStore()
-        let first = try ToolRun.run(["kecalek", "sync", "--store", store, "--limit", "20"])
+        let first = try await ToolRun.run(["kecalek", "sync", "--store", store, "--limit", "20"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains("general: full fetch — 20 shown, 20 new, 0 deleted, 13 marked read"))
         #expect(first.standardOutput.contains("  general: 20 messages (+20), newest 2026-02-15T22:00:00.120000"))
-        let second = try ToolRun.run(["kecalek", "sync", "--store", store, "--conversation", "general"])
+        let second = try await ToolRun.run(["kecalek", "sync", "--store", store, "--conversation", "general"])
         #expect(second.status == 0)
         #expect(second.standardOutput.contains("general: incremental (after_ts) — 20 shown, 0 new"))
         #expect(second.standardOutput.contains("get_messages since=2026-02-15T22:00:00.120000 → 0 items"))
         #expect(second.standardOutput.contains("  general: 20 messages (+0)"))
-        let show = try ToolRun.run(["kecalek", "show", "--store", store, "--conversation", "random", "--limit", "1"])
+        let show = try await ToolRun.run([
+            "kecalek", "show", "--store", store, "--conversation", "random", "--limit", "1",
+        ])
         #expect(show.status == 0)
         #expect(show.standardOutput.contains("random: 20 cached, newest 2026-02-15T22:00:00.150000\n"))
         let newest = "  2026-02-15T22:00:00.150000  alice: #29 Díky, to pomohlo! Můžeš mi zavolat?"
@@ -33,22 +35,22 @@ import Testing
         #expect(raw.range(of: Data("výletu".utf8)) == nil)
     }
 
-    @Test func usageErrorsExit64AndMissingStoreExits1() throws {
-        let noKey = try ToolRun.run(["kecalek", "sync", "--server", "ws://127.0.0.1:9/", "--conversation", "x"])
+    @Test func usageErrorsExit64AndMissingStoreExits1() async throws {
+        let noKey = try await ToolRun.run(["kecalek", "sync", "--server", "ws://127.0.0.1:9/", "--conversation", "x"])
         #expect(noKey.status == 64)
         #expect(noKey.standardError.contains("--key"))
-        let badURL = try ToolRun.run([
+        let badURL = try await ToolRun.run([
             "kecalek", "sync", "--server", "http://x", "--key", String(repeating: "ab", count: 32),
         ])
         #expect(badURL.status == 64)
         // A usage error creates no cache file.
         #expect(!FileManager.default.fileExists(atPath: "kecalek-cache.sqlite"))
-        let missing = try ToolRun.run(["kecalek", "show", "--store", "/nonexistent/kecalek.sqlite"])
+        let missing = try await ToolRun.run(["kecalek", "show", "--store", "/nonexistent/kecalek.sqlite"])
         #expect(missing.status == 1)
     }
 
-    @Test func demoShowsTheTableRowsWithBytes() throws {
-        let run = try ToolRun.run(["demo", "--only", "kecalek"])
+    @Test func demoShowsTheTableRowsWithBytes() async throws {
+        let run = try await ToolRun.run(["demo", "--only", "kecalek"])
         #expect(run.status == 0, "\(run.standardError)")
         for row in [
             "• First open of the conversation", "• Reopen after 5 minutes (2 new messages)",

@@ -9,7 +9,9 @@ import TidingsNet
 #endif
 
 /// Our HTTP client against an aiohttp server (Tests/Peers/http_peer.py).
-@Suite struct HTTPClientInteropTests {
+///
+/// The tests share one peer: the server keeps no state between requests (cookies live in each client).
+@Suite(.timeLimit(.minutes(2))) struct HTTPClientInteropTests {
     /// A settable date, so cookie expiry runs on test time.
     final class TestDate: @unchecked Sendable {
         private let lock = NSLock()
@@ -35,8 +37,7 @@ import TidingsNet
     }
 
     @Test func cookiesPersistAcrossRequestsAndStayWithTheirClient() async throws {
-        let peer = try await PythonPeer.start("http_peer.py")
-        defer { peer.stop() }
+        let peer = try await PythonPeer.shared("http_peer.py")
         let alice = HTTPClient()
         let bob = HTTPClient()
         _ = try await alice.send(HTTPRequest(url: url(peer, "/cookies/set?name=session&value=alice")))
@@ -49,8 +50,7 @@ import TidingsNet
     }
 
     @Test func maxAgeExpiresOnTheInjectedTime() async throws {
-        let peer = try await PythonPeer.start("http_peer.py")
-        defer { peer.stop() }
+        let peer = try await PythonPeer.shared("http_peer.py")
         let date = TestDate()
         let client = HTTPClient(configuration: .init(now: { date.now }))
         _ = try await client.send(HTTPRequest(url: url(peer, "/cookies/set?name=short&value=1&max_age=60")))
@@ -62,8 +62,7 @@ import TidingsNet
     }
 
     @Test func cookiesSetOnARedirectAreKept() async throws {
-        let peer = try await PythonPeer.start("http_peer.py")
-        defer { peer.stop() }
+        let peer = try await PythonPeer.shared("http_peer.py")
         let client = HTTPClient()
         let seen = try await client.decode([String: String].self, from: HTTPRequest(url: url(peer, "/redirect")))
         #expect(seen == ["hop": "1"])
@@ -71,8 +70,7 @@ import TidingsNet
     }
 
     @Test func theBearerTokenDoesNotFollowARedirectToAnotherHost() async throws {
-        let peer = try await PythonPeer.start("http_peer.py")
-        defer { peer.stop() }
+        let peer = try await PythonPeer.shared("http_peer.py")
         let client = HTTPClient()
         let sameHost = try await client.decode(
             [String: String?].self, from: HTTPRequest(url: url(peer, "/headers"), bearerToken: "t0k"))
@@ -84,8 +82,7 @@ import TidingsNet
     }
 
     @Test func multipartUploadArrivesAsTheServerParsesIt() async throws {
-        let peer = try await PythonPeer.start("http_peer.py")
-        defer { peer.stop() }
+        let peer = try await PythonPeer.shared("http_peer.py")
         struct Parsed: Decodable, Equatable {
             struct File: Decodable, Equatable {
                 var filename: String
@@ -116,8 +113,7 @@ import TidingsNet
     }
 
     @Test func formBodiesRoundTripWithReservedCharacters() async throws {
-        let peer = try await PythonPeer.start("http_peer.py")
-        defer { peer.stop() }
+        let peer = try await PythonPeer.shared("http_peer.py")
         let fields = [("status", "a b&c=d+e/ü"), ("visibility", "unlisted"), ("empty", "")]
         let parsed = try await HTTPClient().decode(
             [[String]].self, from: .form(url: url(peer, "/form"), fields: fields))
@@ -125,8 +121,7 @@ import TidingsNet
     }
 
     @Test func a429WithRetryAfterBlocksTheHostInTheBudget() async throws {
-        let peer = try await PythonPeer.start("http_peer.py")
-        defer { peer.stop() }
+        let peer = try await PythonPeer.shared("http_peer.py")
         let clock = TestClock()
         let budget = RateBudget(clock: clock)
         let client = HTTPClient(configuration: .init(rateBudget: budget, clock: clock))
@@ -150,8 +145,7 @@ import TidingsNet
     }
 
     @Test func errorStatusesCarryTheServersMessage() async throws {
-        let peer = try await PythonPeer.start("http_peer.py")
-        defer { peer.stop() }
+        let peer = try await PythonPeer.shared("http_peer.py")
         await #expect {
             _ = try await HTTPClient().send(HTTPRequest(url: url(peer, "/error")))
         } throws: { error in
@@ -162,8 +156,7 @@ import TidingsNet
     }
 
     @Test func aDecodingFailureNamesThePathOfTheBadField() async throws {
-        let peer = try await PythonPeer.start("http_peer.py")
-        defer { peer.stop() }
+        let peer = try await PythonPeer.shared("http_peer.py")
         struct Page: Decodable {
             struct Item: Decodable {
                 var id: String
@@ -180,8 +173,7 @@ import TidingsNet
     }
 
     @Test func aSlowServerTimesOutOnTheVirtualClock() async throws {
-        let peer = try await PythonPeer.start("http_peer.py")
-        defer { peer.stop() }
+        let peer = try await PythonPeer.shared("http_peer.py")
         let clock = TestClock()
         let client = HTTPClient(configuration: .init(timeout: .seconds(10), clock: clock))
         let call = Task { try await client.send(HTTPRequest(url: url(peer, "/slow"), timeout: .seconds(5))) }
@@ -195,8 +187,7 @@ import TidingsNet
     }
 
     @Test func cancellingARequestThrowsCancellationError() async throws {
-        let peer = try await PythonPeer.start("http_peer.py")
-        defer { peer.stop() }
+        let peer = try await PythonPeer.shared("http_peer.py")
         let clock = TestClock()
         let client = HTTPClient(configuration: .init(clock: clock))
         let call = Task { try await client.send(HTTPRequest(url: url(peer, "/slow"))) }
@@ -206,16 +197,14 @@ import TidingsNet
     }
 
     @Test func theLinkHeaderGivesNextAndPrev() async throws {
-        let peer = try await PythonPeer.start("http_peer.py")
-        defer { peer.stop() }
+        let peer = try await PythonPeer.shared("http_peer.py")
         let response = try await HTTPClient().send(HTTPRequest(url: url(peer, "/page")))
         #expect(response.links["next"] == url(peer, "/page?max_id=100"))
         #expect(response.links["prev"] == url(peer, "/page?min_id=200"))
     }
 
     @Test func theBearerTokenTravelsInTheHeaderAndNeverInLogsOrErrors() async throws {
-        let peer = try await PythonPeer.start("http_peer.py")
-        defer { peer.stop() }
+        let peer = try await PythonPeer.shared("http_peer.py")
         let secret = "tok-SECRET-9f8e7d"
         let sink = LogSink()
         let logger = Logger(subsystem: "test", minimumLevel: .debug) { sink.append($0) }

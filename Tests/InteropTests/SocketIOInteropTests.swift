@@ -5,13 +5,15 @@ import TidingsNet
 
 /// Tidings' Socket.IO client against python-socketio 5.18 (aiohttp) on loopback
 /// (`Tests/Peers/socketio_server.py`).
-@Suite struct SocketIOInteropTests {
+///
+/// Tests share one peer per set of arguments, except those that kill and restart theirs; the one
+/// server-wide state, `count`, is only used with a key no other test uses (`many`) on a shared peer.
+@Suite(.timeLimit(.minutes(2))) struct SocketIOInteropTests {
     static let allTransports: [EngineIOClient.Transports] = [.polling, .pollingThenWebSocket, .webSocket]
 
     @Test(arguments: allTransports)
     func acksRoundTripOverEveryTransport(_ transports: EngineIOClient.Transports) async throws {
-        let server = try await PythonPeer.start("socketio_server.py")
-        defer { server.stop() }
+        let server = try await PythonPeer.shared("socketio_server.py")
         let client = SocketIOClient(url: server.url, transports: transports)
         let recorder = SocketIOEventRecorder(client)
         try await client.connect()
@@ -29,8 +31,7 @@ import TidingsNet
 
     @Test(arguments: allTransports)
     func binaryAttachmentsTravelBothWays(_ transports: EngineIOClient.Transports) async throws {
-        let server = try await PythonPeer.start("socketio_server.py")
-        defer { server.stop() }
+        let server = try await PythonPeer.shared("socketio_server.py")
         let client = SocketIOClient(url: server.url, transports: transports)
         try await client.connect()
         let small: [UInt8] = [0, 1, 2, 255]
@@ -42,8 +43,7 @@ import TidingsNet
     }
 
     @Test func serverAcksAreAnsweredByTheClient() async throws {
-        let server = try await PythonPeer.start("socketio_server.py")
-        defer { server.stop() }
+        let server = try await PythonPeer.shared("socketio_server.py")
         let client = SocketIOClient(url: server.url, transports: .webSocket)
         let answering = Task {
             for await event in client.events {
@@ -59,8 +59,7 @@ import TidingsNet
     }
 
     @Test func namespacesAndAuthPayloads() async throws {
-        let server = try await PythonPeer.start("socketio_server.py")
-        defer { server.stop() }
+        let server = try await PythonPeer.shared("socketio_server.py")
         let admin = SocketIOClient(url: server.url, transports: .polling)
         try await admin.connect(namespace: "/admin", auth: ["token": "secret"])
         let whoami = try await admin.emitWithAck("whoami")
@@ -89,8 +88,7 @@ import TidingsNet
     }
 
     @Test func serverInitiatedDisconnectIsReportedAndNotRetried() async throws {
-        let server = try await PythonPeer.start("socketio_server.py")
-        defer { server.stop() }
+        let server = try await PythonPeer.shared("socketio_server.py")
         let client = SocketIOClient(url: server.url, transports: .pollingThenWebSocket)
         let recorder = SocketIOEventRecorder(client)
         try await client.connect()
@@ -102,9 +100,8 @@ import TidingsNet
 
     @Test(arguments: [false, true])
     func eventsSentBeforeTheConnectReplyAreKept(alwaysConnect: Bool) async throws {
-        let server = try await PythonPeer.start(
+        let server = try await PythonPeer.shared(
             "socketio_server.py", arguments: alwaysConnect ? ["--always-connect"] : [])
-        defer { server.stop() }
         for transports in Self.allTransports {
             let client = SocketIOClient(url: server.url, transports: transports)
             let recorder = SocketIOEventRecorder(client)
@@ -119,8 +116,7 @@ import TidingsNet
     }
 
     @Test func manyQueuedPacketsOverPollingAreSplitIntoAcceptedPosts() async throws {
-        let server = try await PythonPeer.start("socketio_server.py")
-        defer { server.stop() }
+        let server = try await PythonPeer.shared("socketio_server.py")
         let client = SocketIOClient(url: server.url, transports: .polling)
         let recorder = SocketIOEventRecorder(client)
         try await client.connect()
@@ -151,6 +147,8 @@ import TidingsNet
         #expect(try await client.emitWithAck("stats") == [["before": 1]])
 
         server.killAbruptly()
+        // Its listening socket is gone once it is reaped, so the restart below can bind the same port.
+        await server.waitForExit()
         let sawDisconnect = try await recorder.eventually(timeout: .seconds(20)) {
             await recorder.labels.contains("disconnect transportError")
         }

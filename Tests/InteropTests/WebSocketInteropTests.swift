@@ -4,17 +4,21 @@ import Testing
 import TidingsNet
 
 /// Our WebSocket client against the `websockets` library's server (Tests/Peers/ws_peer.py).
-@Suite struct WebSocketInteropTests {
+@Suite(.timeLimit(.minutes(2))) struct WebSocketInteropTests {
     static let tlsFolder = PythonPeer.projectRoot.appendingPathComponent("Tests/Fixtures/tls")
 
-    private func startPeer(tls: Bool) async throws -> PythonPeer {
+    /// The suite's shared peer (the server keeps no state between connections), or with `own` a peer
+    /// for this test alone (one the test kills).
+    private func startPeer(tls: Bool, own: Bool = false) async throws -> PythonPeer {
         let arguments =
             tls
             ? [
                 "--tls-cert", Self.tlsFolder.appendingPathComponent("server.pem").path,
                 "--tls-key", Self.tlsFolder.appendingPathComponent("server.key").path,
             ] : []
-        return try await PythonPeer.start("ws_peer.py", arguments: arguments)
+        return own
+            ? try await PythonPeer.start("ws_peer.py", arguments: arguments)
+            : try await PythonPeer.shared("ws_peer.py", arguments: arguments)
     }
 
     private func configuration(trustingTestCA: Bool = true) throws -> WebSocket.Configuration {
@@ -33,7 +37,6 @@ import TidingsNet
     @Test(arguments: [false, true])
     func echoesEveryLengthBoundaryAsTextAndBinary(tls: Bool) async throws {
         let peer = try await startPeer(tls: tls)
-        defer { peer.stop() }
         let socket = try await WebSocket.connect(to: url(peer, "/echo", tls: tls), configuration: configuration())
         var messages = socket.messages.makeAsyncIterator()
         for length in [0, 125, 126, 65_535, 65_536, 1 << 20] {
@@ -68,7 +71,6 @@ import TidingsNet
 
     @Test func aCertificateFromAnUntrustedAuthorityFailsVerification() async throws {
         let peer = try await startPeer(tls: true)
-        defer { peer.stop() }
         do {
             _ = try await WebSocket.connect(
                 to: url(peer, "/echo", tls: true), configuration: configuration(trustingTestCA: false))
@@ -80,7 +82,6 @@ import TidingsNet
 
     @Test func aCertificateForAnotherHostNameFails() async throws {
         let peer = try await startPeer(tls: true)
-        defer { peer.stop() }
         var configuration = try configuration()
         configuration.tls.serverNameOverride = "chat.example.org"
         do {
@@ -97,7 +98,6 @@ import TidingsNet
 
     @Test func theServersPingIsAnswered() async throws {
         let peer = try await startPeer(tls: false)
-        defer { peer.stop() }
         let socket = try await WebSocket.connect(to: url(peer, "/ping"), configuration: configuration())
         var messages = socket.messages.makeAsyncIterator()
         #expect(try await messages.next() == .text("pong received"))
@@ -107,7 +107,6 @@ import TidingsNet
     @Test(arguments: [false, true])
     func aServerInitiatedCloseEndsTheStreamWithItsCode(tls: Bool) async throws {
         let peer = try await startPeer(tls: tls)
-        defer { peer.stop() }
         let socket = try await WebSocket.connect(to: url(peer, "/close/4001", tls: tls), configuration: configuration())
         var received: [WebSocketMessage] = []
         for try await message in socket.messages { received.append(message) }
@@ -118,7 +117,6 @@ import TidingsNet
 
     @Test func fragmentedMessagesFromTheServerAreReassembled() async throws {
         let peer = try await startPeer(tls: false)
-        defer { peer.stop() }
         let socket = try await WebSocket.connect(to: url(peer, "/fragments"), configuration: configuration())
         var messages = socket.messages.makeAsyncIterator()
         #expect(try await messages.next() == .text("fragmented ✓"))
@@ -128,7 +126,6 @@ import TidingsNet
 
     @Test func headersAndSubprotocolReachTheServer() async throws {
         let peer = try await startPeer(tls: false)
-        defer { peer.stop() }
         var configuration = try configuration()
         configuration.headers = [
             ("Authorization", "Bearer t0ken"), ("Origin", "https://app.example"), ("Cookie", "sid=1"),
@@ -151,7 +148,8 @@ import TidingsNet
 
     @Test(arguments: [false, true])
     func aServerKilledMidConnectionEndsTheStreamWithAnError(tls: Bool) async throws {
-        let peer = try await startPeer(tls: tls)
+        let peer = try await startPeer(tls: tls, own: true)
+        defer { peer.stop() }
         let socket = try await WebSocket.connect(to: url(peer, "/echo", tls: tls), configuration: configuration())
         var messages = socket.messages.makeAsyncIterator()
         try await socket.send(text: "one")
@@ -170,7 +168,6 @@ extension WebSocketInteropTests {
     /// directions wait for socket readiness at once, which once lost a wake-up.
     @Test func pipelinedMessagesThenLargeOnesKeepFlowing() async throws {
         let peer = try await startPeer(tls: false)
-        defer { peer.stop() }
         let socket = try await WebSocket.connect(to: url(peer, "/echo"), configuration: configuration())
         var messages = socket.messages.makeAsyncIterator()
         let count = 5000

@@ -26,6 +26,8 @@ import signal
 
 from aiohttp import web
 
+import peer_lifeline  # Tests/Peers/peer_lifeline.py, beside this script
+
 
 async def set_cookie(request):
     response = web.json_response({})
@@ -118,6 +120,7 @@ async def page(request):
 
 
 async def main():
+    peer_lifeline.install()
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()

@@ -29,8 +29,11 @@ import socket
 import socketio
 from aiohttp import web
 
+import peer_lifeline  # Tests/Peers/peer_lifeline.py, beside this script
+
 
 def main():
+    peer_lifeline.install()
     # A process started by Foundation's Process inherits a mask that blocks SIGTERM; the tests stop peers with it.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     parser = argparse.ArgumentParser()

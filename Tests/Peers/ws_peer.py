@@ -20,6 +20,8 @@ import ssl
 
 from websockets.asyncio.server import serve
 
+import peer_lifeline  # Tests/Peers/peer_lifeline.py, beside this script
+
 
 async def handler(ws):
     path = ws.request.path
@@ -69,6 +71,7 @@ def select_subprotocol(connection, offered):
 
 
 async def main():
+    peer_lifeline.install()
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--tls-cert")

@@ -1,4 +1,5 @@
 import Foundation
+import PeerSupport
 import Testing
 import TidingsCore
 
@@ -9,7 +10,7 @@ import TidingsCore
 #endif
 
 /// Kills a writer process with SIGKILL at random moments and checks that every commit it reported survived.
-@Suite struct StoreCrashTests {
+@Suite(.timeLimit(.minutes(3))) struct StoreCrashTests {
     /// The writer's schema (Tests/StoreCrashWriter/main.swift declares the same table).
     static let schema = DatabaseSchema(
         tables: [.durable("outbox")],
@@ -36,34 +37,34 @@ import TidingsCore
     }
 
     /// Starts the writer, reads `linesBeforeKill` ids, kills it, and returns every complete id line it printed.
-    private func runAndKill(path: String, keyHex: String, linesBeforeKill: Int, extraMicroseconds: UInt32) throws
+    ///
+    /// The writer is spawned and reaped off Swift's cooperative pool and its output is read on a thread of
+    /// its own (PeerSupport's ``ChildProcess``): nothing here blocks a pool thread.
+    private func runAndKill(path: String, keyHex: String, linesBeforeKill: Int, extraMicroseconds: Int) async throws
         -> [Int64]
     {
-        let process = Process()
-        process.executableURL = Self.writer
-        process.arguments = [path, keyHex]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let reader = output.fileHandleForReading
-        var text = ""
-        var killed = false
-        while true {
-            if !killed, text.filter({ $0 == "\n" }).count >= linesBeforeKill {
-                // Some extra random delay so the kill lands anywhere in the next transaction.
-                if extraMicroseconds > 0 { usleep(extraMicroseconds) }
-                kill(process.processIdentifier, SIGKILL)
-                killed = true
+        let errorLog = URL(fileURLWithPath: path).deletingLastPathComponent()
+            .appendingPathComponent("writer-\(UUID().uuidString).err").path
+        defer { try? FileManager.default.removeItem(atPath: errorLog) }
+        let writer = try ChildProcess.spawn(
+            executable: Self.writer.path, arguments: [path, keyHex], standardOutput: .pipe,
+            standardError: .file(errorLog))
+        let wanted = linesBeforeKill
+        var before = (data: Data(), complete: true)
+        if wanted > 0 {
+            before = try await writer.readOutput(timeout: .seconds(60)) { output in
+                output.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } >= wanted
             }
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
+            #expect(before.complete, "the writer stopped after \(before.data.count) bytes")
         }
-        process.waitUntilExit()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationReason == .uncaughtSignal, "writer exited on its own: \(errorText)")
+        // Some extra random delay so the kill lands anywhere in the next transaction.
+        if extraMicroseconds > 0 { try await Task.sleep(for: .microseconds(extraMicroseconds)) }
+        writer.signal(SIGKILL)
+        let rest = try await writer.readOutput(timeout: .seconds(60)) { _ in false }
+        let termination = await writer.waitForExit()
+        let errorText = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
+        #expect(termination == .signalled(SIGKILL), "writer exited on its own: \(errorText)")
+        let text = String(decoding: before.data + rest.data, as: UTF8.self)
         // A line without its newline was cut by the kill: its id is not counted as reported.
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         lines.removeLast()
@@ -74,7 +75,7 @@ import TidingsCore
         SHA256.hash(bytes).prefix(8).reduce(Int64(0)) { ($0 << 8) | Int64($1) }
     }
 
-    @Test func everyCommittedRowSurvivesSIGKILL() throws {
+    @Test func everyCommittedRowSurvivesSIGKILL() async throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.writer.path), "StoreCrashWriter is not built")
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("outbox.sqlite")
@@ -87,8 +88,9 @@ import TidingsCore
         for round in 0..<kills {
             // Round 0 kills during the first open; the others after 0–20 commits and up to 2 ms more.
             let lines = round == 0 ? 0 : Int.random(in: 0...20, using: &generator)
-            let delay = UInt32.random(in: 0...2000, using: &generator)
-            let printed = try runAndKill(path: path, keyHex: keyHex, linesBeforeKill: lines, extraMicroseconds: delay)
+            let delay = Int.random(in: 0...2000, using: &generator)
+            let printed = try await runAndKill(
+                path: path, keyHex: keyHex, linesBeforeKill: lines, extraMicroseconds: delay)
             reported.formUnion(printed)
 
             let database = try Database(path: path, schema: Self.schema, configuration: .init(cipher: cipher))

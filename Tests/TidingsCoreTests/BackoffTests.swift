@@ -2,7 +2,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct BackoffTests {
+@Suite(.timeLimit(.minutes(1))) struct BackoffTests {
     @Test func ceilingDoublesUpToTheCap() {
         let backoff = Backoff(base: .seconds(1), cap: .seconds(60))
         let ceilings = (0...9).map { backoff.ceiling(afterFailures: $0) }

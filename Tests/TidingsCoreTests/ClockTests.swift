@@ -8,7 +8,7 @@ actor EventLog {
     func append(_ event: String) { events.append(event) }
 }
 
-@Suite struct ClockTests {
+@Suite(.timeLimit(.minutes(1))) struct ClockTests {
     @Test func sleeperWakesOnlyWhenItsDeadlineIsReached() async throws {
         let clock = TestClock()
         let log = EventLog()
@@ -136,7 +136,7 @@ actor EventLog {
     }
 }
 
-@Suite struct ClockUnimplementedTests {
+@Suite(.timeLimit(.minutes(1))) struct ClockUnimplementedTests {
     @Test func anySleepFailsWithTheRequestedDuration() async {
         let clock = UnimplementedClock()
         await #expect(throws: UnimplementedClock.UnexpectedSleep(requested: .seconds(3))) {
@@ -162,7 +162,7 @@ actor EventLog {
     }
 }
 
-@Suite struct ClockStressTests {
+@Suite(.timeLimit(.minutes(1))) struct ClockStressTests {
     @Test func runUntilFollowsATaskThroughItsSleepsAndActorHops() async throws {
         let clock = TestClock(yieldsPerStep: 1)
         let log = EventLog()

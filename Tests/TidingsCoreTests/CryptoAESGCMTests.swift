@@ -2,7 +2,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct CryptoAESGCMTests {
+@Suite(.timeLimit(.minutes(1))) struct CryptoAESGCMTests {
     @Test func matchesPublishedVectors() throws {
         let vectors = try CryptoFixtures.vectors("aes-gcm.json")
         #expect(vectors.count == 8)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct CryptoDigestTests {
+@Suite(.timeLimit(.minutes(1))) struct CryptoDigestTests {
     @Test func matchesFIPS180Vectors() throws {
         let vectors = try CryptoFixtures.vectors("sha.json")
         #expect(vectors.count == 3)

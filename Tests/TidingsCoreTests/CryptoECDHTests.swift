@@ -2,7 +2,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct CryptoECDHTests {
+@Suite(.timeLimit(.minutes(1))) struct CryptoECDHTests {
     @Test func matchesRFC5903Section8_1() throws {
         let vector = try #require(try CryptoFixtures.vectors("ecdh-p256.json").first)
         let initiator = try P256.KeyAgreement.PrivateKey(rawRepresentation: hex(vector["i"] ?? ""))

@@ -36,7 +36,7 @@ func hexString(_ bytes: [UInt8]) -> String {
     bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
 }
 
-@Suite struct CryptoFixturesTests {
+@Suite(.timeLimit(.minutes(1))) struct CryptoFixturesTests {
     @Test func everyFixtureNamesItsSource() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: CryptoFixtures.directory.path)
             .filter { $0.hasSuffix(".json") }

@@ -2,7 +2,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct CryptoKeyDerivationTests {
+@Suite(.timeLimit(.minutes(1))) struct CryptoKeyDerivationTests {
     @Test func hmacMatchesRFC4231() throws {
         let vectors = try CryptoFixtures.vectors("hmac-sha256.json")
         #expect(vectors.count == 7)

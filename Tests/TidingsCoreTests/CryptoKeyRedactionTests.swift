@@ -2,7 +2,7 @@ import Testing
 import TidingsCore
 
 /// Secret keys never show their material, neither in string interpolation nor in `dump(_:)`.
-@Suite struct CryptoKeyRedactionTests {
+@Suite(.timeLimit(.minutes(1))) struct CryptoKeyRedactionTests {
     private func dumped(_ value: some Any) -> String {
         var text = ""
         dump(value, to: &text)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct CryptoRSATests {
+@Suite(.timeLimit(.minutes(1))) struct CryptoRSATests {
     /// One generated key shared by the tests of this suite: 2048-bit generation is the slow part.
     static let key: RSA.PrivateKey? = try? RSA.PrivateKey()
 
@@ -141,7 +141,7 @@ import Testing
     }
 }
 
-@Suite struct CryptoMalformedInputTests {
+@Suite(.timeLimit(.minutes(1))) struct CryptoMalformedInputTests {
     @Test func mutatedPublicKeysNeverCrash() throws {
         let pem = try CryptoFixtures.json("rsa-interop.json")["publicKeyPEM"] as? String ?? ""
         let der = try PEM.decode(pem, label: "PUBLIC KEY")

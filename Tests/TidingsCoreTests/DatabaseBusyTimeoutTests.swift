@@ -2,7 +2,7 @@ import Testing
 import TidingsCore
 
 /// The busy timeout reaches SQLite in milliseconds, clamped to what SQLite accepts.
-@Suite struct DatabaseBusyTimeoutTests {
+@Suite(.timeLimit(.minutes(1))) struct DatabaseBusyTimeoutTests {
     private func busyTimeout(_ timeout: Duration) throws -> Int? {
         let database = try Database.inMemory(schema: TestSchema.schema, configuration: .init(busyTimeout: timeout))
         return try database.read { try $0.fetchOne(Int.self, "PRAGMA busy_timeout") }

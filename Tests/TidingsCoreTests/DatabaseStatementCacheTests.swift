@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct DatabaseStatementCacheTests {
+@Suite(.timeLimit(.minutes(1))) struct DatabaseStatementCacheTests {
     @Test func theSameSQLIsPreparedOnce() throws {
         let database = try Database.inMemory(schema: TestSchema.schema)
         let counts = try database.write { db in

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct DatabaseTransactionTests {
+@Suite(.timeLimit(.minutes(1))) struct DatabaseTransactionTests {
     @Test func writeCommitsWhenTheClosureReturns() throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")

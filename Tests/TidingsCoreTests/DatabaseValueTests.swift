@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct DatabaseValueTests {
+@Suite(.timeLimit(.minutes(1))) struct DatabaseValueTests {
     private func makeDatabase() throws -> Database {
         let schema = DatabaseSchema(
             tables: [.disposable("t")],

@@ -2,7 +2,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct LoggerTests {
+@Suite(.timeLimit(.minutes(1))) struct LoggerTests {
     final class Collected: @unchecked Sendable {
         var records: [LogRecord] = []
     }

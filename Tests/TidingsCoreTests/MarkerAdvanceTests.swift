@@ -29,7 +29,7 @@ final class LogCollector: @unchecked Sendable {
     func append(_ record: LogRecord) { lock.withLock { stored.append(record) } }
 }
 
-@Suite struct MarkerAdvanceTests {
+@Suite(.timeLimit(.minutes(1))) struct MarkerAdvanceTests {
     @Test func movesOnlyForwardInServerIDOrder() throws {
         let storage = InMemoryMarkerStorage()
         let log = LogCollector()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct MarkerSQLiteStorageTests {
+@Suite(.timeLimit(.minutes(1))) struct MarkerSQLiteStorageTests {
     static let schema = DatabaseSchema(
         tables: [SQLiteMarkerStorage.table],
         migrations: [.init(version: 1, name: "markers") { try SQLiteMarkerStorage.createTable($0) }])

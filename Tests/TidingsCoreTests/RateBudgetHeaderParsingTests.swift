@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct RateBudgetHeaderParsingTests {
+@Suite(.timeLimit(.minutes(1))) struct RateBudgetHeaderParsingTests {
     /// 2015-10-21 07:28:00 UTC, the date of RFC 9110's Retry-After example.
     let exampleDate = Date(timeIntervalSince1970: 1_445_412_480)
 

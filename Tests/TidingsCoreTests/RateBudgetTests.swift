@@ -48,7 +48,7 @@ actor Flag {
     func set() { value = true }
 }
 
-@Suite struct RateBudgetTests {
+@Suite(.timeLimit(.minutes(1))) struct RateBudgetTests {
     @Test func fullBucketBurstsThenRefillsOnePerSecond() async throws {
         let fixture = BudgetFixture()
         for _ in 0..<300 { try await fixture.budget.acquire(host: "mastodon.example") }
@@ -188,7 +188,7 @@ actor Flag {
     }
 }
 
-@Suite struct RateBudgetConcurrencyTests {
+@Suite(.timeLimit(.minutes(1))) struct RateBudgetConcurrencyTests {
     @Test func concurrentRequestersNeverExceedTheBudget() async throws {
         let fixture = BudgetFixture(.init(requestsPerWindow: 5, window: .seconds(10)))
         let times = EventLog()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct ServerIDOrderingTests {
+@Suite(.timeLimit(.minutes(1))) struct ServerIDOrderingTests {
     @Test func ordersByLengthThenBytes() {
         #expect(ServerID("99") < ServerID("100"))
         #expect(ServerID("109999999999999999") < ServerID("110000000000000000"))

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct ServerIDPropertyTests {
+@Suite(.timeLimit(.minutes(1))) struct ServerIDPropertyTests {
     /// Random decimal Snowflake-like IDs of 1 to 20 digits, no leading zero.
     static func randomDecimalIDs(count: Int, seed: UInt64) -> [String] {
         var generator = SplitMix64(seed: seed)

@@ -27,7 +27,7 @@ actor Gate {
 
 struct Boom: Error, Equatable {}
 
-@Suite struct SingleFlightTests {
+@Suite(.timeLimit(.minutes(1))) struct SingleFlightTests {
     /// Yields until `condition` holds (bounded), so the test never depends on wall-clock time.
     static func until(_ condition: () async -> Bool) async -> Bool {
         for _ in 0..<10_000 {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct StoreCipherTests {
+@Suite(.timeLimit(.minutes(1))) struct StoreCipherTests {
     private let key = SymmetricKey.random()
 
     private func open(_ path: String, key: SymmetricKey) throws -> Database {

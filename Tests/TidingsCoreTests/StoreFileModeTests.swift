@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct StoreFileModeTests {
+@Suite(.timeLimit(.minutes(1))) struct StoreFileModeTests {
     private func mode(_ path: String) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return (attributes[.posixPermissions] as? Int ?? -1) & 0o777

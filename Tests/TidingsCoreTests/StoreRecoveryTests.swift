@@ -4,7 +4,7 @@ import Testing
 
 @testable import TidingsCore
 
-@Suite struct StoreRecoveryTests {
+@Suite(.timeLimit(.minutes(1))) struct StoreRecoveryTests {
     /// 2026-11-30 06:10:00 UTC: the moved-aside name is predictable.
     static let fixedNow = Date(timeIntervalSince1970: 1_796_019_000)
     static let configuration = Database.Configuration(now: { fixedNow })

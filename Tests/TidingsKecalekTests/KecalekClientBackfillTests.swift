@@ -5,7 +5,7 @@ import TidingsKecalek
 import TidingsSandbox
 
 /// `fetchAll` pages through a whole conversation and always ends.
-@Suite struct KecalekClientBackfillTests {
+@Suite(.timeLimit(.minutes(1))) struct KecalekClientBackfillTests {
     @Test func fetchAllStoresEveryPage() async throws {
         let harness = try await KecalekHarness(seeded: 25)
         let backfill = await harness.client.fetchAll(conversation: KecalekHarness.conversation, pageSize: 10)

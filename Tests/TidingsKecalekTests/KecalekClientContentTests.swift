@@ -5,7 +5,7 @@ import TidingsKecalek
 import TidingsSandbox
 
 /// Message content: control payloads, undecryptable and malformed messages, `mark_read` filtering.
-@Suite struct KecalekClientContentTests {
+@Suite(.timeLimit(.minutes(1))) struct KecalekClientContentTests {
     private let conversation = KecalekHarness.conversation
 
     @Test func controlPayloadsAreCachedButKeptOutOfLists() async throws {

@@ -6,7 +6,7 @@ import TidingsSandbox
 
 /// A `message_deleted` notification that arrives right behind a sync's response (another user deleted
 /// the message just after the server answered) must not be undone when the sync stores its page.
-@Suite struct KecalekClientDeletionRaceTests {
+@Suite(.timeLimit(.minutes(1))) struct KecalekClientDeletionRaceTests {
     private let conversation = KecalekHarness.conversation
 
     @Test func aDeletionRightBehindAFullFetchIsNotResurrected() async throws {

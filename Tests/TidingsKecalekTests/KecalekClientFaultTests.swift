@@ -5,7 +5,7 @@ import TidingsKecalek
 import TidingsSandbox
 
 /// Faults in the middle of a sync: nothing lost, nothing duplicated, the cache never half-written.
-@Suite struct KecalekClientFaultTests {
+@Suite(.timeLimit(.minutes(1))) struct KecalekClientFaultTests {
     /// Opens the conversation, then puts two new messages and one deletion on the server.
     private func prepare(_ harness: KecalekHarness) async throws -> (
         before: [KecalekMessage], new: [String], deleted: String

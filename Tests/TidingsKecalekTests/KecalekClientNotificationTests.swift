@@ -6,7 +6,7 @@ import TidingsSandbox
 
 /// Notifications and metadata: reactions and pins cached and updated in place, `read_by` in memory only,
 /// deletions at once, unknown types ignored with a log line.
-@Suite struct KecalekClientNotificationTests {
+@Suite(.timeLimit(.minutes(1))) struct KecalekClientNotificationTests {
     private let conversation = KecalekHarness.conversation
 
     @Test func reactionsAndPinsAreUpdatedInPlaceInTheCache() async throws {

@@ -5,7 +5,7 @@ import TidingsKecalek
 import TidingsSandbox
 
 /// The reconnect loop survives a connection that is lost again right after it opened.
-@Suite struct KecalekClientReconnectTests {
+@Suite(.timeLimit(.minutes(1))) struct KecalekClientReconnectTests {
     @Test func aConnectionLostRightAfterAReconnectStartsAnotherReconnect() async throws {
         let flaky = FlakyTransport(deadOnAttempts: [2])
         let harness = try await KecalekHarness(

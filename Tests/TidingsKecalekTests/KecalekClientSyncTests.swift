@@ -6,7 +6,7 @@ import TidingsSandbox
 
 /// The rows of the document's table "Co se změní v praxi", each asserted with the server's request log
 /// and the bytes that crossed the wire.
-@Suite struct KecalekClientSyncTests {
+@Suite(.timeLimit(.minutes(1))) struct KecalekClientSyncTests {
     @Test func firstOpenIsAFullFetchOfTheNewestPageAndMarksOthersMessagesRead() async throws {
         let harness = try await KecalekHarness(seeded: 120)
         let page = await harness.client.messages(conversation: KecalekHarness.conversation, limit: 50)

@@ -5,7 +5,7 @@ import TidingsKecalek
 import TidingsSandbox
 
 /// The SQLite cache: encrypted at rest, one transaction per write, survives a relaunch.
-@Suite struct KecalekSQLiteCacheTests {
+@Suite(.timeLimit(.minutes(1))) struct KecalekSQLiteCacheTests {
     private func temporaryPath() throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kecalek-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

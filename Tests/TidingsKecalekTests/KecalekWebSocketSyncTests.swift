@@ -6,7 +6,7 @@ import TidingsNet
 import TidingsSandbox
 
 /// The same contract over a real loopback WebSocket: handshake, masked client frames, server frames.
-@Suite struct KecalekWebSocketSyncTests {
+@Suite(.timeLimit(.minutes(1))) struct KecalekWebSocketSyncTests {
     private let conversation = KecalekHarness.conversation
 
     private func webSocketHarness(seeded: Int) async throws -> (KecalekHarness, KecalekSandboxWebSocketServer) {

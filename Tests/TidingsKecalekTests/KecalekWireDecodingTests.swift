@@ -4,7 +4,7 @@ import Testing
 @testable import TidingsKecalek
 
 /// Decoding the document's frames and lenient variants (fixtures: Tests/Fixtures/kecalek/).
-@Suite struct KecalekWireDecodingTests {
+@Suite(.timeLimit(.minutes(1))) struct KecalekWireDecodingTests {
     private func frames() throws -> [Data] {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/kecalek/document-frames.jsonl")

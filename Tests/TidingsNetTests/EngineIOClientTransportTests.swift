@@ -4,7 +4,7 @@ import TidingsCore
 
 @testable import TidingsNet
 
-@Suite struct EngineIOClientTransportTests {
+@Suite(.timeLimit(.minutes(1))) struct EngineIOClientTransportTests {
     static let handshake =
         #"0{"sid":"abc","upgrades":["websocket"],"pingInterval":25000,"pingTimeout":20000,"maxPayload":1000000}"#
 

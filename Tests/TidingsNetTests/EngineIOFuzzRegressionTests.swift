@@ -4,7 +4,7 @@ import Testing
 @testable import TidingsNet
 
 /// Replays Tests/Fixtures/fuzz/engineio/ through the checks of the FuzzEngineIOPacket target.
-@Suite struct EngineIOFuzzRegressionTests {
+@Suite(.timeLimit(.minutes(1))) struct EngineIOFuzzRegressionTests {
     @Test func engineIOInputsDecodeOrFailWithTypedErrorsAndRoundTrip() throws {
         let inputs = try SocketIOFuzzRegressionTests.fixtures("engineio")
         #expect(!inputs.isEmpty)

@@ -4,7 +4,7 @@ import Testing
 @testable import TidingsNet
 
 /// The polling HTTP/1.1 client against scripted responses from a loopback listener.
-@Suite struct EngineIOHTTPConnectionPoolTests {
+@Suite(.timeLimit(.minutes(1))) struct EngineIOHTTPConnectionPoolTests {
     /// Reads one request head (and a body of `Content-Length` bytes) from `connection`.
     static func readRequest(_ connection: TCPConnection) async throws -> String {
         var bytes: [UInt8] = []

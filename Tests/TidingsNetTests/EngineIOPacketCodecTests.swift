@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsNet
 
-@Suite struct EngineIOPacketCodecTests {
+@Suite(.timeLimit(.minutes(1))) struct EngineIOPacketCodecTests {
     @Test func textPacketsRoundTripThroughWebSocketFrames() throws {
         for kind in EngineIOPacket.Kind.allCases {
             let packet = EngineIOPacket(kind, .text("probe é 🎉"))

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsNet
 
-@Suite struct HTTPCookieJarTests {
+@Suite(.timeLimit(.minutes(1))) struct HTTPCookieJarTests {
     final class TestDate: @unchecked Sendable {
         private let lock = NSLock()
         private var value = Date(timeIntervalSince1970: 1_800_000_000)
@@ -75,7 +75,7 @@ import Testing
     }
 }
 
-@Suite struct HTTPBodyEncodingTests {
+@Suite(.timeLimit(.minutes(1))) struct HTTPBodyEncodingTests {
     @Test func formEncodingFollowsTheURLStandard() {
         #expect(
             FormURLEncoding.encode([("q", "a b&c=d+e/ü"), ("x", "*-._~")]) == "q=a+b%26c%3Dd%2Be%2F%C3%BC&x=*-._%7E")

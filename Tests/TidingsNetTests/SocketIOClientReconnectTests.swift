@@ -4,7 +4,7 @@ import TidingsCore
 
 @testable import TidingsNet
 
-@Suite struct SocketIOClientReconnectTests {
+@Suite(.timeLimit(.minutes(1))) struct SocketIOClientReconnectTests {
     @Test func policyFollowsTheJavaScriptSchedule() {
         let policy = SocketIOReconnectPolicy()
         // random < 0.1 picks "minus", 0.1..<0.2 "plus" (like the JavaScript client).

@@ -4,7 +4,7 @@ import TidingsCore
 
 @testable import TidingsNet
 
-@Suite struct SocketIOClientStateTests {
+@Suite(.timeLimit(.minutes(1))) struct SocketIOClientStateTests {
     @Test func connectSendsAuthAndAnnouncesConnect() async throws {
         let server = FakeSocketIOServer()
         let client = SocketIOClient(connector: server, clock: TestClock())

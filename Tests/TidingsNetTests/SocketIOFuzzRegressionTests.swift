@@ -5,7 +5,7 @@ import Testing
 
 /// Replays the inputs kept in Tests/Fixtures/fuzz/ through the checks of the libFuzzer targets, so a
 /// fixed finding stays fixed.
-@Suite struct SocketIOFuzzRegressionTests {
+@Suite(.timeLimit(.minutes(1))) struct SocketIOFuzzRegressionTests {
     static func fixtures(_ area: String) throws -> [(String, [UInt8])] {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../Fixtures/fuzz/\(area)").standardized

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsNet
 
-@Suite struct SocketIOPacketCodecTests {
+@Suite(.timeLimit(.minutes(1))) struct SocketIOPacketCodecTests {
     @Test func encodesEventsAcksAndConnects() {
         #expect(SocketIOPacket(.connect).encoded().text == "0")
         #expect(SocketIOPacket(.connect, data: ["token": "t"]).encoded().text == #"0{"token":"t"}"#)
@@ -73,7 +73,7 @@ import Testing
     }
 }
 
-@Suite struct JSONValueTextTests {
+@Suite(.timeLimit(.minutes(1))) struct JSONValueTextTests {
     @Test func roundTripsEveryKind() throws {
         let value: JSONValue = [
             "s": "quote \" backslash \\ tab \t nul \u{0} emoji 🎉", "i": -9_007_199_254_740_993, "d": 0.1,

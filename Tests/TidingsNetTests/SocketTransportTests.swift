@@ -4,7 +4,7 @@ import TidingsCore
 
 @testable import TidingsNet
 
-@Suite struct SocketTransportTests {
+@Suite(.timeLimit(.minutes(1))) struct SocketTransportTests {
     @Test func bytesTravelBothWaysAndCloseIsSeenAsEndOfStream() async throws {
         let listener = try TCPListener.bind(port: 0)
         #expect(listener.port > 0)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TidingsNet
 
-@Suite struct TLSConnectionTests {
+@Suite(.timeLimit(.minutes(1))) struct TLSConnectionTests {
     /// Runs a TLS server for one connection that echoes until end of stream.
     private func startEchoServer() throws -> (TCPListener, Task<Void, any Error>) {
         let fixture = try Fixtures.serverIdentity

@@ -4,7 +4,7 @@ import TidingsCore
 
 @testable import TidingsNet
 
-@Suite struct WebSocketClientTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketClientTests {
     private func quiet() -> WebSocket.Configuration { WebSocket.Configuration(pingInterval: nil) }
 
     /// Collects messages until the stream ends; returns them with the error it ended with, if any.

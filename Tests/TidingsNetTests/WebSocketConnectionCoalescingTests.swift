@@ -66,7 +66,7 @@ private final class RecordingStream: ByteStream, @unchecked Sendable {
     }
 }
 
-@Suite struct WebSocketConnectionCoalescingTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketConnectionCoalescingTests {
     private func makeConnection(over stream: RecordingStream) -> WebSocketConnection {
         let (_, continuation) = AsyncThrowingStream<WebSocketMessage, any Error>.makeStream()
         let connection = WebSocketConnection(

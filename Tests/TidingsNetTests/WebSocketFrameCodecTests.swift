@@ -2,7 +2,7 @@ import Testing
 
 @testable import TidingsNet
 
-@Suite struct WebSocketFrameCodecTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketFrameCodecTests {
     private func decodeAll(_ bytes: [UInt8], role: WebSocketRole, limit: Int = 1 << 24) throws(WebSocketError)
         -> [WebSocketFrame]
     {
@@ -114,7 +114,7 @@ import Testing
     }
 }
 
-@Suite struct WebSocketMessageAssemblerTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketMessageAssemblerTests {
     @Test func fragmentsJoinIntoOneMessage() throws {
         var assembler = WebSocketMessageAssembler()
         #expect(try assembler.push(WebSocketFrame(fin: false, opcode: .text, payload: Array("Hel".utf8))) == nil)

@@ -5,7 +5,7 @@ import Testing
 
 /// Replays the fuzz regression inputs (Tests/Fixtures/fuzz/websocket/) through the steps of the
 /// FuzzWebSocketFrame target: every input must end in frames or a typed error, never a trap.
-@Suite struct WebSocketFrameDecoderFuzzRegressionTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketFrameDecoderFuzzRegressionTests {
     static let folder = Fixtures.root.appendingPathComponent("fuzz/websocket")
 
     static var inputs: [String] {

@@ -51,6 +51,8 @@ import TidingsSandbox
     @Test func aMalformedMessageIsSkippedWithAnErrorRecord() async throws {
         let harness = try await KecalekHarness(seeded: 2)
         _ = await harness.client.messages(conversation: conversation)
+        // Closed before the server changes, so the reopen (not a `new_message` notification) fetches it all.
+        await harness.client.close()
         var good = try #require(await harness.server.message(conversation: conversation, messageID: "msg-000001")).json
         if case .object(var members) = good {
             members["sender_id"] = nil
@@ -66,13 +68,15 @@ import TidingsSandbox
             ])
         let posted = try await harness.server.post(conversation: conversation, from: "bob", text: "still here")
 
-        let page = await harness.client.messages(conversation: conversation)
+        let relaunched = try await harness.relaunch()
+        let page = await relaunched.messages(conversation: conversation)
         #expect(page.source.isIncremental)
         #expect(page.newMessageIDs == [posted.messageID])
         #expect(page.issues.count == 3)
         #expect(page.issues.allSatisfy { $0.error == .malformedMessage })
         #expect(Set(page.issues.compactMap(\.messageID)) == ["msg-nosender", "msg-badtime"])
         #expect(page.messages.last?.text == "still here")
+        await relaunched.close()
     }
 
     @Test func markReadCarriesOnlyOthersUnreadMessagesAndIsNeverEmpty() async throws {
@@ -116,12 +120,38 @@ import TidingsSandbox
         try await harness.server.seed(conversation: conversation, from: ["bob"], count: 3)
         let first = await harness.client.messages(conversation: conversation)
         #expect(first.messages.first?.createdAt.text.hasSuffix("+01:00") == true)
+        let newestCached = try #require(first.messages.last?.createdAt.text)
+        // Closed before the post, so the reopen (not a `new_message` notification) brings the message.
+        await harness.client.close()
         await harness.server.advanceTime(by: .seconds(2))
         let posted = try await harness.server.post(conversation: conversation, from: "bob", text: "z")
         _ = await harness.takeLog()
-        let second = await harness.client.messages(conversation: conversation)
-        #expect(second.newMessageIDs.contains(posted.messageID) || second.messages.last?.messageID == posted.messageID)
+        let relaunched = try await harness.relaunch()
+        let second = await relaunched.messages(conversation: conversation)
+        #expect(second.source.isIncremental)
+        #expect(second.newMessageIDs == [posted.messageID])
         #expect(second.messages.count == 4)
-        #expect(await harness.takeLog().first?.since == first.messages.last?.createdAt.text)
+        #expect(second.messages.last?.createdAt.text.hasSuffix("+01:00") == true)
+        #expect(await harness.takeLog().first?.since == newestCached)
+        await relaunched.close()
+    }
+
+    @Test func aZonedNewMessageStoredFromItsNotificationMovesAfterTs() async throws {
+        let harness = try await KecalekHarness()
+        await harness.server.setTimestampStyle(.millisecondsWithOffset)
+        try await harness.server.seed(conversation: conversation, from: ["bob"], count: 3)
+        _ = await harness.client.messages(conversation: conversation)
+        await harness.server.advanceTime(by: .seconds(2))
+        let posted = try await harness.server.post(conversation: conversation, from: "bob", text: "z")
+        // Pinned: the notification is applied before the reopen.
+        await harness.recorder.wait {
+            if case .messagesStored(_, let ids) = $0 { ids == [posted.messageID] } else { false }
+        }
+        _ = await harness.takeLog()
+        let second = await harness.client.messages(conversation: conversation)
+        #expect(second.source.isIncremental)
+        #expect(second.newMessageIDs.isEmpty)
+        #expect(second.messages.count == 4)
+        #expect(await harness.takeLog().first?.since == posted.createdAt.text)
     }
 }

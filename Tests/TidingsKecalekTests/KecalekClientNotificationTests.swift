@@ -91,6 +91,7 @@ import TidingsSandbox
     @Test func aDeletionNotificationRemovesTheMessageAtOnce() async throws {
         let harness = try await KecalekHarness(seeded: 6)
         let page = await harness.client.messages(conversation: conversation)
+        try #require(page.messages.count == 6)
         let doomed = page.messages[2].messageID
         await harness.server.delete(conversation: conversation, messageID: doomed)
         #expect(

@@ -41,6 +41,20 @@ struct KecalekHarness {
         try await client.connect()
     }
 
+    /// The app starting again over the same cache: a new client of `alice` on the same server and clock,
+    /// connected, with no conversation open yet.
+    ///
+    /// Close ``client`` first and change the server in between: a client that stays connected is told
+    /// about new messages by `new_message` and may store them before the next ``KecalekClient/messages(conversation:limit:offset:)``,
+    /// so a test of what the reopen fetches would depend on scheduling.
+    func relaunch() async throws -> KecalekClient {
+        let relaunched = KecalekClient(
+            configuration: .init(userID: Self.me), transport: server.transport(userID: Self.me), cache: cache,
+            decryptor: server.cipher, clock: clock)
+        try await relaunched.connect()
+        return relaunched
+    }
+
     /// The request log of the server since the last call, as `type since?` lines.
     func takeLog() async -> [KecalekSandboxServer.LoggedRequest] {
         let log = await server.requestLog

@@ -13,6 +13,7 @@ import Testing
 
     @Test func theDocumentsRequestsDecodeOnTheServerSide() throws {
         let frames = try frames()
+        try #require(frames.count >= 5)
         let request = try KecalekRequest(frame: frames[0])
         #expect(request.type == "get_messages")
         #expect(request.requestID == "uuid")
@@ -26,17 +27,20 @@ import Testing
     }
 
     @Test func aPageDecodesLenientlyMessageByMessage() throws {
-        guard case .response(let response) = try KecalekInbound(frame: try frames()[1]) else {
+        let frames = try frames()
+        try #require(frames.count >= 2)
+        guard case .response(let response) = try KecalekInbound(frame: frames[1]) else {
             Issue.record("not a response")
             return
         }
         #expect(response.isOK)
         #expect(response.data["total_count"]?.intValue == 123)
         let raw = try #require(response.data["messages"]?.arrayValue)
+        try #require(raw.count >= 2)
         let first = try KecalekWireMessage(json: raw[0], conversationID: "conv-uuid")
         #expect(first.pinned)
         #expect(first.reactions == [KecalekReaction(userID: "carol", emoji: "👍")])
-        #expect(first.readBy.map(\.userID) == ["alice", "dave"])
+        try #require(first.readBy.map(\.userID) == ["alice", "dave"])
         #expect(first.readBy[0].readAt == KecalekTimestamp("2026-02-15T22:17:00.500"))
         #expect(first.encryptedPayload.count == 28)
         let second = try KecalekWireMessage(json: raw[1], conversationID: "conv-uuid")
@@ -50,6 +54,7 @@ import Testing
 
     @Test func notificationsDecodeFromDataOrTopLevelAndUnknownTypesSurvive() throws {
         let frames = try frames()
+        try #require(frames.count > 5)
         let decoded = try frames[5...].map { try KecalekInbound(frame: $0) }
         #expect(
             decoded == [

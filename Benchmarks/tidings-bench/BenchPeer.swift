@@ -1,4 +1,5 @@
 import Foundation
+import PeerSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -32,75 +33,60 @@ func benchProjectRoot() -> URL {
     return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
 }
 
+/// Exits with EX_UNAVAILABLE (69) and one line saying what to run when the Python peers are not installed,
+/// instead of failing later on a missing file.
+func requirePythonPeers(root: URL) {
+    let python = root.appendingPathComponent(".venv/bin/python")
+    guard !FileManager.default.isExecutableFile(atPath: python.path) else { return }
+    FileHandle.standardError.write(
+        Data("tidings-bench: the Python peers are not installed (no \(python.path)); run scripts/install-peers\n".utf8))
+    exit(69)
+}
+
 /// Runs a Python baseline client from Tests/Peers and decodes the JSON line it prints first.
 ///
 /// The script may linger after printing (python-socketio's polling disconnect waits for the long
-/// poll), so it is stopped once its line is read.
+/// poll), so it is stopped once its line is read. It is spawned and reaped off Swift's cooperative pool
+/// (PeerSupport's ``ChildProcess``); a baseline that prints nothing for `timeout` fails the run.
 func runPythonBaseline<Figures: Decodable>(
-    _ type: Figures.Type, root: URL, script: String, arguments: [String]
-) throws -> Figures {
-    let process = Process()
-    process.executableURL = root.appendingPathComponent(".venv/bin/python")
-    process.arguments = [root.appendingPathComponent("Tests/Peers/\(script)").path] + arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    var data = Data()
-    while !data.contains(0x0A) {
-        let chunk = output.fileHandleForReading.availableData
-        if chunk.isEmpty { break }
-        data.append(chunk)
+    _ type: Figures.Type, root: URL, script: String, arguments: [String], timeout: Duration = .seconds(600)
+) async throws -> Figures {
+    let client = try ChildProcess.spawn(
+        executable: root.appendingPathComponent(".venv/bin/python").path,
+        arguments: [root.appendingPathComponent("Tests/Peers/\(script)").path] + arguments,
+        standardOutput: .pipe, standardError: .nullDevice)
+    let output = try await client.readOutput(timeout: timeout) { $0.contains(0x0A) }
+    client.signal(SIGTERM)
+    let ended = await client.waitForExit(timeout: .seconds(10))
+    if ended == nil {
+        client.signal(SIGKILL)
+        _ = await client.waitForExit()
     }
-    if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-    process.waitUntilExit()
-    guard let line = data.split(separator: 0x0A).first else {
-        throw BenchError(description: "the Python baseline \(script) failed (\(process.terminationStatus))")
+    guard output.complete, let line = output.data.split(separator: 0x0A).first else {
+        throw BenchError(
+            description: "the Python baseline \(script) printed no result (\(ended.map { "\($0)" } ?? "killed"))")
     }
     return try JSONDecoder().decode(Figures.self, from: Data(line))
 }
 
-/// A Python server process for a benchmark, stopped by its process id.
-final class BenchPeer {
+/// A Python server process for a benchmark: a ``PythonPeer`` (spawned and reaped off the pool).
+struct BenchPeer {
     let port: Int
-    private let process: Process
-
-    private init(port: Int, process: Process) {
-        self.port = port
-        self.process = process
-    }
+    private let peer: PythonPeer
 
     /// Starts `Tests/Peers/<script> --port 0 <arguments>` and waits for its `READY <port>` line.
-    static func start(root: URL, script: String, arguments: [String] = []) throws -> BenchPeer {
-        let process = Process()
-        process.executableURL = root.appendingPathComponent(".venv/bin/python")
-        process.arguments =
-            ["-u", root.appendingPathComponent("Tests/Peers/\(script)").path, "--port", "0"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var buffer = Data()
-        while true {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty {
-                throw BenchError(description: "\(script) exited before READY")
-            }
-            buffer.append(chunk)
-            let text = String(decoding: buffer, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("READY ") }),
-                let port = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces))
-            {
-                return BenchPeer(port: port, process: process)
-            }
+    static func start(root: URL, script: String, arguments: [String] = []) async throws -> BenchPeer {
+        do {
+            let peer = try await PythonPeer.start(script, arguments: arguments)
+            return BenchPeer(port: peer.port, peer: peer)
+        } catch let error as PythonPeer.StartError {
+            throw BenchError(description: error.description)
         }
     }
 
-    /// Stops the server: SIGTERM, then SIGKILL after two seconds.
+    /// Stops the server without waiting: SIGTERM now (the peers exit at once on it), SIGKILL after two
+    /// seconds; it is reaped off the pool.
     func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(2)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        peer.stop()
     }
 }

@@ -32,7 +32,7 @@ enum SocketIOBench {
 
     static func run(_ reporter: BenchReporter) async throws {
         let root = benchProjectRoot()
-        let server = try BenchPeer.start(root: root, script: "socketio_server.py")
+        let server = try await BenchPeer.start(root: root, script: "socketio_server.py")
         defer { server.stop() }
         let url = URL(string: "http://127.0.0.1:\(server.port)")!
         var firstID = 1
@@ -47,7 +47,7 @@ enum SocketIOBench {
             progress("\(label): Tidings")
             let tidings = try await measureTidings(url: url, transports: transports, window: window, scale: 1)
             progress("\(label): python-socketio")
-            let python = try runPython(root: root, url: url, transport: pythonName, window: window)
+            let python = try await runPython(root: root, url: url, transport: pythonName, window: window)
             let rows: [(String, String, Double, Double)] = [
                 ("connect time (\(label)), median", "ms", tidings.connect_ms, python.connect_ms),
                 ("ack round trip (\(label)), p50", "ms", tidings.ack_p50_ms, python.ack_p50_ms),
@@ -128,8 +128,8 @@ enum SocketIOBench {
     }
 
     /// Runs the Python baseline as a subprocess and decodes its JSON line.
-    static func runPython(root: URL, url: URL, transport: String, window: Int) throws -> Figures {
-        try runPythonBaseline(
+    static func runPython(root: URL, url: URL, transport: String, window: Int) async throws -> Figures {
+        try await runPythonBaseline(
             Figures.self, root: root, script: "socketio_bench_client.py",
             arguments: [
                 "--url", url.absoluteString, "--transport", transport, "--connects", String(connects), "--acks",

@@ -37,7 +37,7 @@ enum WebSocketBench {
                     "--tls-cert", tls.appendingPathComponent("server.pem").path, "--tls-key",
                     tls.appendingPathComponent("server.key").path,
                 ] : []
-            let server = try BenchPeer.start(root: root, script: "ws_peer.py", arguments: arguments)
+            let server = try await BenchPeer.start(root: root, script: "ws_peer.py", arguments: arguments)
             let port = server.port
             defer { server.stop() }
             let url = URL(string: "\(secure ? "wss" : "ws")://127.0.0.1:\(port)/echo")!
@@ -47,7 +47,7 @@ enum WebSocketBench {
             ]
             _ = try await measureTidings(url: url, configuration: configuration, scale: 10)
             let tidings = try await measureTidings(url: url, configuration: configuration, scale: 1)
-            let python = try runPython(
+            let python = try await runPython(
                 root: root, url: url, ca: secure ? tls.appendingPathComponent("ca.pem").path : nil)
             let label = secure ? "wss" : "ws"
             let rows: [(String, String, Double, Double)] = [
@@ -128,8 +128,8 @@ enum WebSocketBench {
             big_ms: percentile(bigTimes, 0.5))
     }
 
-    static func runPython(root: URL, url: URL, ca: String?) throws -> Figures {
-        try runPythonBaseline(
+    static func runPython(root: URL, url: URL, ca: String?) async throws -> Figures {
+        try await runPythonBaseline(
             Figures.self, root: root, script: "ws_bench_client.py",
             arguments: [
                 "--url", url.absoluteString, "--connects", String(connects), "--echoes", String(echoes),

@@ -47,6 +47,11 @@ for word in words {
         exit(64)
     }
 }
+// Suites that run the Python peers: without the virtualenv, one line saying what to run, and EX_UNAVAILABLE.
+let suitesNeedingPeers: Set = [socketIOSuite.name, webSocketSuite.name]
+if selected.contains(where: { suitesNeedingPeers.contains($0.name) }) {
+    requirePythonPeers(root: benchProjectRoot())
+}
 let reporter = BenchReporter()
 do {
     for suite in selected { try await suite.run(reporter) }

@@ -26,19 +26,19 @@ import TidingsSandbox
         #expect(await harness.client.connectionState == .connected)
         await harness.client.close()
     }
-}
 
-@Test func reconnectDelaysDoubleUpToTheCapWithoutOverflowing() {
-    let standard = KecalekClient.Configuration(userID: "alice")
-    #expect((0...6).map(standard.reconnectDelay(afterFailures:)) == [1, 2, 4, 8, 16, 30, 30].map(Duration.seconds))
-    #expect(standard.reconnectDelay(afterFailures: .max) == .seconds(30))
-    // Near the top of Duration's range, doubling the delay would overflow; the cap applies first.
-    let huge = Duration.seconds(Int64.max) * 18
-    let uncapped = KecalekClient.Configuration(
-        userID: "alice", initialReconnectDelay: .seconds(Int64.max) * 10, maximumReconnectDelay: huge)
-    #expect(uncapped.reconnectDelay(afterFailures: 0) == .seconds(Int64.max) * 10)
-    #expect(uncapped.reconnectDelay(afterFailures: 1) == huge)
-    #expect(uncapped.reconnectDelay(afterFailures: 16) == huge)
+    @Test func reconnectDelaysDoubleUpToTheCapWithoutOverflowing() {
+        let standard = KecalekClient.Configuration(userID: "alice")
+        #expect((0...6).map(standard.reconnectDelay(afterFailures:)) == [1, 2, 4, 8, 16, 30, 30].map(Duration.seconds))
+        #expect(standard.reconnectDelay(afterFailures: .max) == .seconds(30))
+        // Near the top of Duration's range, doubling the delay would overflow; the cap applies first.
+        let huge = Duration.seconds(Int64.max) * 18
+        let uncapped = KecalekClient.Configuration(
+            userID: "alice", initialReconnectDelay: .seconds(Int64.max) * 10, maximumReconnectDelay: huge)
+        #expect(uncapped.reconnectDelay(afterFailures: 0) == .seconds(Int64.max) * 10)
+        #expect(uncapped.reconnectDelay(afterFailures: 1) == huge)
+        #expect(uncapped.reconnectDelay(afterFailures: 16) == huge)
+    }
 }
 
 /// A transport whose listed attempts (1-based) open a connection that has already ended.

@@ -10,7 +10,7 @@ import TidingsCore
 #endif
 
 /// Kills a writer process with SIGKILL at random moments and checks that every commit it reported survived.
-@Suite(.timeLimit(.minutes(3))) struct StoreCrashTests {
+@Suite(.timeLimit(.minutes(5))) struct StoreCrashTests {
     /// The writer's schema (Tests/StoreCrashWriter/main.swift declares the same table).
     static let schema = DatabaseSchema(
         tables: [.durable("outbox")],

@@ -4,13 +4,18 @@ import TidingsCore
 import TidingsKecalek
 import TidingsSandbox
 
-/// A `message_deleted` notification that arrives right behind a sync's response (another user deleted
-/// the message just after the server answered) must not be undone when the sync stores its page.
+/// A `message_deleted` notification that reaches the client while a sync is running (another user deleted
+/// a message the server had already put in the sync's page) must not be undone when the sync stores its page.
+///
+/// The notification is delivered just in front of the response, so it is applied while the sync still waits
+/// for it. Behind the response, it would race the sync: applied before the page is stored it is this case;
+/// applied after, the page shows the message and the deletion follows as a change (asserted in
+/// KecalekClientNotificationTests), and which one happens is up to the scheduler.
 @Suite(.timeLimit(.minutes(1))) struct KecalekClientDeletionRaceTests {
     private let conversation = KecalekHarness.conversation
 
-    @Test func aDeletionRightBehindAFullFetchIsNotResurrected() async throws {
-        let injector = DeletionInjectingTransport(after: "get_messages")
+    @Test func aDeletionDuringAFullFetchIsNotResurrected() async throws {
+        let injector = DeletionInjectingTransport(before: "get_messages")
         let harness = try await KecalekHarness(
             seeded: 4,
             transport: { server in
@@ -25,13 +30,13 @@ import TidingsSandbox
         #expect(try harness.cache.messageCount(conversationID: conversation) == 3)
     }
 
-    @Test func aDeletionRightBehindAnIncrementalSyncIsNotResurrected() async throws {
+    @Test func aDeletionDuringAnIncrementalSyncIsNotResurrected() async throws {
         let harness = try await KecalekHarness(seeded: 4)
         _ = await harness.client.messages(conversation: conversation)
         await harness.client.close()
         // Posted while no client of alice listens: only the next incremental sync learns of it.
         let posted = try await harness.server.post(conversation: conversation, from: "bob", text: "gone soon")
-        let injector = DeletionInjectingTransport(after: "get_deleted_since")
+        let injector = DeletionInjectingTransport(before: "get_deleted_since")
         injector.base = harness.server.transport(userID: KecalekHarness.me)
         let client = KecalekClient(
             configuration: .init(userID: KecalekHarness.me), transport: injector, cache: harness.cache,
@@ -48,15 +53,15 @@ import TidingsSandbox
 }
 
 /// Wraps a transport and, once, puts a `message_deleted` notification for the newest message of the
-/// first `get_messages` response directly behind the response of type `after`, in the same read.
+/// first `get_messages` response directly in front of the response of type `after`.
 private final class DeletionInjectingTransport: KecalekTransport, @unchecked Sendable {
     private let lock = NSLock()
-    private let after: String
+    private let before: String
     private var _base: (any KecalekTransport)?
     private var target: String?
     private var _injectedID: String?
 
-    init(after: String) { self.after = after }
+    init(before: String) { self.before = before }
 
     var base: (any KecalekTransport)? {
         get { lock.withLock { _base } }
@@ -73,9 +78,8 @@ private final class DeletionInjectingTransport: KecalekTransport, @unchecked Sen
         Task {
             do {
                 for try await frame in channel.inbound {
-                    let extra = injection(after: frame)
+                    if let extra = injection(before: frame) { continuation.yield(extra) }
                     continuation.yield(frame)
-                    if let extra { continuation.yield(extra) }
                 }
                 continuation.finish()
             } catch {
@@ -85,14 +89,14 @@ private final class DeletionInjectingTransport: KecalekTransport, @unchecked Sen
         return KecalekChannel(inbound: stream, send: channel.send, close: channel.close)
     }
 
-    private func injection(after frame: Data) -> Data? {
+    private func injection(before frame: Data) -> Data? {
         guard case .response(let response)? = try? KecalekInbound(frame: frame) else { return nil }
         return lock.withLock {
             guard _injectedID == nil else { return nil }
             if response.type == "get_messages", target == nil {
                 target = response.data["messages"]?.arrayValue?.last?["message_id"]?.identifierValue
             }
-            guard response.type == after, let target else { return nil }
+            guard response.type == before, let target else { return nil }
             _injectedID = target
             return KecalekNotification.messageDeleted(conversationID: KecalekHarness.conversation, messageIDs: [target])
                 .encoded()

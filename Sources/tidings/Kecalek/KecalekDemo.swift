@@ -36,11 +36,12 @@ let kecalekDemoPart = DemoPart(name: "kecalek", title: "Kecalek: incremental syn
     await sandbox.advanceTime(by: .seconds(300))
     try await sandbox.post(conversation: "general", from: "bob", text: "Jste tu ještě?")
     try await sandbox.post(conversation: "general", from: "carol", text: "Jo, za chvíli.")
+    let network = OutageSwitch(
+        KecalekWebSocketTransport(
+            url: endpoint.url, token: sandbox.token(for: "alice"), configuration: .init(pingInterval: nil)))
     let relaunched = KecalekClient(
         configuration: .init(userID: "alice", initialReconnectDelay: .milliseconds(100)),
-        transport: KecalekWebSocketTransport(
-            url: endpoint.url, token: sandbox.token(for: "alice"), configuration: .init(pingInterval: nil)),
-        cache: cache, decryptor: sandbox.cipher, clock: ContinuousClock())
+        transport: network, cache: cache, decryptor: sandbox.cipher, clock: ContinuousClock())
     try await relaunched.connect()
     let reopened = await relaunched.messages(conversation: "general")
     row("Reopen after 5 minutes (2 new messages)", reopened, before: "server returns 50 messages (all)")
@@ -58,10 +59,14 @@ let kecalekDemoPart = DemoPart(name: "kecalek", title: "Kecalek: incremental syn
         }
         return 0
     }
+    // The outage lasts until all three are posted, however slowly this machine runs: a reconnect in
+    // between would bring some of them as notifications instead of through the refresh.
+    network.isDown = true
     await sandbox.dropAllConnections()
     for text in ["Výpadek?", "Už je to zpátky.", "👍"] {
         try await sandbox.post(conversation: "general", from: "bob", text: text)
     }
+    network.isDown = false
     let missed = await refreshed.value
     let sent = await relaunched.totalBytesSent - sentBefore
     let received = await relaunched.totalBytesReceived - receivedBefore
@@ -80,6 +85,25 @@ let kecalekDemoPart = DemoPart(name: "kecalek", title: "Kecalek: incremental syn
     row("Offline", cached, before: "nothing (an error)")
     if let last = cached.messages.last { print("    newest cached: \(describe(last))") }
     await offline.close()
+}
+
+/// A transport whose network can be switched off: while it is down, connecting fails at once.
+private final class OutageSwitch: KecalekTransport, @unchecked Sendable {
+    private let base: any KecalekTransport
+    private let lock = NSLock()
+    private var down = false
+
+    init(_ base: any KecalekTransport) { self.base = base }
+
+    var isDown: Bool {
+        get { lock.withLock { down } }
+        set { lock.withLock { down = newValue } }
+    }
+
+    func connect() async throws -> KecalekChannel {
+        if isDown { throw KecalekError.notConnected }
+        return try await base.connect()
+    }
 }
 
 /// A transport for the offline row: there is no network.

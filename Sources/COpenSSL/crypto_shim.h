@@ -35,13 +35,13 @@ static inline const char *copenssl_group_p256(void) { return SN_X9_62_prime256v1
 // Memory BIO contents (BIO_get_mem_data is a macro over BIO_ctrl).
 static inline long copenssl_bio_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 
-// Turns off OpenSSL 3.2's implicit rejection for PKCS#1 v1.5 decryption, so that a block that is
-// not valid padding is reported as an error instead of decrypting to random bytes. Older
-// libraries do not know the parameter and ignore it, which is the behaviour we ask for anyway.
-static inline int copenssl_rsa_disable_implicit_rejection(EVP_PKEY_CTX *ctx) {
-    unsigned int off = 0;
+// Sets OpenSSL 3.2's implicit rejection for PKCS#1 v1.5 decryption (on by default there): with it, a
+// block that is not valid padding decrypts to a deterministic synthetic message instead of an error,
+// so nobody can use the library as a padding oracle. Libraries before 3.2 do not know the parameter;
+// TidingsCore does the same rejection itself on them and never calls this.
+static inline int copenssl_rsa_set_implicit_rejection(EVP_PKEY_CTX *ctx, unsigned int on) {
     OSSL_PARAM params[2];
-    params[0] = OSSL_PARAM_construct_uint("implicit-rejection", &off);
+    params[0] = OSSL_PARAM_construct_uint("implicit-rejection", &on);
     params[1] = OSSL_PARAM_construct_end();
     return EVP_PKEY_CTX_set_params(ctx, params);
 }

@@ -10,7 +10,8 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// with or the key is wrong. Nothing of the plaintext is returned.
     case authenticationFailure
     /// An RSA ciphertext did not decrypt under this key with this padding (wrong key, wrong padding,
-    /// or not a ciphertext at all). Nothing of the plaintext is returned.
+    /// or not a ciphertext at all). Nothing of the plaintext is returned. PKCS#1 v1.5 decryption
+    /// throws it only for a block not below the modulus: bad padding there is rejected implicitly.
     case decryptionFailure
     /// Key material could not be read (wrong length, not on the curve, not a PEM key of the right kind).
     case invalidKey(String)

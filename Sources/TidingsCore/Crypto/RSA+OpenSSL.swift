@@ -134,11 +134,16 @@
         static func decrypt(_ ciphertext: [UInt8], key: RSAKeyHandle, padding: RSA.Padding) throws(CryptoError)
             -> [UInt8]
         {
+            if padding == .pkcs1v15 && !hasNativeImplicitRejection {
+                return try decryptRejectingImplicitly(ciphertext, key: key)
+            }
             let context = try context(for: key, padding: padding) { EVP_PKEY_decrypt_init($0) }
             defer { EVP_PKEY_CTX_free(context) }
             if padding == .pkcs1v15 {
-                // Bad padding must be an error, not random bytes (OpenSSL >= 3.2 rejects implicitly).
-                _ = copenssl_rsa_disable_implicit_rejection(context)
+                // On by default since 3.2; asked for explicitly so that no configuration turns it off.
+                guard copenssl_rsa_set_implicit_rejection(context, 1) == 1 else {
+                    throw openSSLFailure("EVP_PKEY_CTX_set_params(implicit-rejection)")
+                }
             }
             var length = Int(EVP_PKEY_get_size(key.key))
             var output = [UInt8](repeating: 0, count: length)
@@ -147,6 +152,66 @@
                 throw .decryptionFailure
             }
             return Array(output.prefix(length))
+        }
+
+        /// Whether this OpenSSL (3.2 or later) rejects invalid PKCS#1 v1.5 padding implicitly itself.
+        static let hasNativeImplicitRejection = OpenSSL_version_num() >= 0x3020_0000
+
+        /// PKCS#1 v1.5 decryption with implicit rejection done here, for OpenSSL before 3.2: a raw
+        /// RSA decryption, then ``RSAImplicitRejection`` decodes the block exactly as OpenSSL 3.2 would.
+        ///
+        /// - Throws: `.decryptionFailure` only for a block not below the modulus, which depends on
+        ///   public values alone.
+        static func decryptRejectingImplicitly(_ ciphertext: [UInt8], key: RSAKeyHandle) throws(CryptoError)
+            -> [UInt8]
+        {
+            let byteCount = Int(EVP_PKEY_get_size(key.key))
+            guard ciphertext.count == byteCount else { throw .decryptionFailure }
+            var encoded = try rawDecrypt(ciphertext, key: key, byteCount: byteCount)
+            var exponent: [UInt8]
+            do {
+                exponent = try privateExponent(key, byteCount: byteCount)
+            } catch {
+                RSAImplicitRejection.wipe(&encoded)
+                throw error
+            }
+            return RSAImplicitRejection.message(encoded: &encoded, privateExponent: &exponent, ciphertext: ciphertext)
+        }
+
+        /// `ciphertext^d mod n` as `byteCount` big-endian bytes (OpenSSL blinds it and runs in constant time).
+        private static func rawDecrypt(_ ciphertext: [UInt8], key: RSAKeyHandle, byteCount: Int) throws(CryptoError)
+            -> [UInt8]
+        {
+            guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.key, nil) else {
+                throw openSSLFailure("EVP_PKEY_CTX_new_from_pkey")
+            }
+            defer { EVP_PKEY_CTX_free(context) }
+            guard EVP_PKEY_decrypt_init(context) == 1,
+                EVP_PKEY_CTX_set_rsa_padding(context, RSA_NO_PADDING) == 1
+            else { throw openSSLFailure("EVP_PKEY_CTX_set_rsa_padding(none)") }
+            var length = byteCount
+            var output = [UInt8](repeating: 0, count: byteCount)
+            guard EVP_PKEY_decrypt(context, &output, &length, ciphertext, ciphertext.count) == 1, length == byteCount
+            else {
+                // Only a block at or above the modulus gets here: public information, no oracle.
+                _ = drainOpenSSLErrors()
+                throw .decryptionFailure
+            }
+            return output
+        }
+
+        /// The private exponent `d`, big-endian and left-padded to `byteCount` bytes.
+        static func privateExponent(_ key: RSAKeyHandle, byteCount: Int) throws(CryptoError) -> [UInt8] {
+            var exponent: OpaquePointer?
+            guard EVP_PKEY_get_bn_param(key.key, "d", &exponent) == 1, let exponent else {
+                throw openSSLFailure("EVP_PKEY_get_bn_param(d)")
+            }
+            defer { BN_clear_free(exponent) }
+            var bytes = [UInt8](repeating: 0, count: byteCount)
+            guard BN_bn2binpad(exponent, &bytes, Int32(byteCount)) == Int32(byteCount) else {
+                throw openSSLFailure("BN_bn2binpad(d)")
+            }
+            return bytes
         }
     }
 #endif

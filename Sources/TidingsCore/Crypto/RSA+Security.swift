@@ -94,10 +94,36 @@
         static func decrypt(_ ciphertext: [UInt8], key: RSAKeyHandle, padding: RSA.Padding) throws(CryptoError)
             -> [UInt8]
         {
+            if padding == .pkcs1v15 { return try decryptRejectingImplicitly(ciphertext, key: key) }
             var error: Unmanaged<CFError>?
             guard let data = SecKeyCreateDecryptedData(key.key, algorithm(padding), Data(ciphertext) as CFData, &error)
             else { throw .decryptionFailure }
             return [UInt8](data as Data)
+        }
+
+        /// PKCS#1 v1.5 decryption with implicit rejection, as on Linux: Security's own PKCS#1
+        /// decryption fails on bad padding (an oracle), so it decrypts raw and decodes here.
+        ///
+        /// - Throws: `.decryptionFailure` only when Security refuses the raw block (not below the modulus).
+        static func decryptRejectingImplicitly(_ ciphertext: [UInt8], key: RSAKeyHandle) throws(CryptoError)
+            -> [UInt8]
+        {
+            let byteCount = SecKeyGetBlockSize(key.key)
+            guard ciphertext.count == byteCount else { throw .decryptionFailure }
+            var error: Unmanaged<CFError>?
+            guard
+                let data = SecKeyCreateDecryptedData(key.key, .rsaEncryptionRaw, Data(ciphertext) as CFData, &error)
+                    as Data?, data.count <= byteCount
+            else { throw .decryptionFailure }
+            var encoded = [UInt8](repeating: 0, count: byteCount - data.count) + [UInt8](data)
+            var exponent: [UInt8]
+            do {
+                exponent = try RSAKeyDER.privateExponent(fromPKCS1: externalRepresentation(key), byteCount: byteCount)
+            } catch {
+                RSAImplicitRejection.wipe(&encoded)
+                throw error
+            }
+            return RSAImplicitRejection.message(encoded: &encoded, privateExponent: &exponent, ciphertext: ciphertext)
         }
     }
 #endif

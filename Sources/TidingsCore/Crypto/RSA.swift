@@ -2,6 +2,8 @@
 ///
 /// Tidings needs it for the Nextcloud push proxy: the app registers a 2048-bit public key as PEM
 /// and decrypts each notification's 256-byte `subject` with OAEP(SHA-1), falling back to PKCS#1 v1.5.
+/// PKCS#1 v1.5 rejects bad padding implicitly (see ``PrivateKey/decrypt(_:padding:)``), so the
+/// fallback is decided by whether the plaintext is valid JSON, never by a padding error.
 /// For example:
 ///
 /// ```swift
@@ -14,7 +16,8 @@ public enum RSA {
     public enum Padding: Sendable, Hashable {
         /// RSAES-OAEP with SHA-1 for both the label hash and MGF1 (RFC 8017 §7.1).
         case oaepSHA1
-        /// RSAES-PKCS1-v1_5 (RFC 8017 §7.2), only for servers that still use it.
+        /// RSAES-PKCS1-v1_5 (RFC 8017 §7.2), only for servers that still use it; decryption rejects
+        /// invalid padding implicitly instead of failing.
         case pkcs1v15
 
         /// How many plaintext bytes fit in one block of a `modulusByteCount`-byte key.
@@ -70,8 +73,16 @@ public enum RSA {
 
         /// Decrypts one block made with `padding` for this key.
         ///
+        /// With `.pkcs1v15` a block whose padding is invalid (wrong key, wrong padding, garbage) does
+        /// not throw: it decrypts to a synthetic message, pseudo-random but the same each time for
+        /// the same key and block (implicit rejection, as OpenSSL 3.2 and later do), so neither the
+        /// result nor its timing tells an attacker whether the padding was valid. Callers decide by
+        /// the content: a Nextcloud push subject that is not the expected JSON is dropped silently,
+        /// exactly like a real message that fails to parse.
+        ///
         /// - Throws: `CryptoError.invalidInput` unless the block is exactly the modulus size;
-        ///   `.decryptionFailure` when it does not decrypt (wrong key, wrong padding, garbage).
+        ///   `.decryptionFailure` for an `.oaepSHA1` block that does not decrypt, and for a block not
+        ///   below the modulus (a fact about public values only).
         public func decrypt(_ ciphertext: [UInt8], padding: Padding) throws(CryptoError) -> [UInt8] {
             guard ciphertext.count == bitCount / 8 else {
                 throw .invalidInput("RSA block of \(ciphertext.count) bytes for a \(bitCount / 8)-byte key")

@@ -37,6 +37,19 @@ enum RSAKeyDER {
         return try info.read(tag: 0x04)
     }
 
+    /// The private exponent `d` of a PKCS#1 `RSAPrivateKey` (RFC 8017 §A.1.2), big-endian and
+    /// left-padded to `byteCount` bytes, for implicit rejection on the Apple backend.
+    static func privateExponent(fromPKCS1 der: [UInt8], byteCount: Int) throws(CryptoError) -> [UInt8] {
+        var outer = Reader(der)
+        var key = Reader(try outer.read(tag: 0x30))
+        guard try key.read(tag: 0x02) == [0x00] else { throw .invalidKey("not a two-prime PKCS#1 private key") }
+        _ = try key.read(tag: 0x02)  // n
+        _ = try key.read(tag: 0x02)  // e
+        let exponent = Array(try key.read(tag: 0x02).drop { $0 == 0 })
+        guard !exponent.isEmpty, exponent.count <= byteCount else { throw .invalidKey("private exponent out of range") }
+        return [UInt8](repeating: 0, count: byteCount - exponent.count) + exponent
+    }
+
     private static func checkAlgorithm(_ content: [UInt8]) throws(CryptoError) {
         var algorithm = Reader(content)
         let oid = try algorithm.read(tag: 0x06)

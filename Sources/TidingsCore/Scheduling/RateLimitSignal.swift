@@ -2,7 +2,8 @@ import Foundation
 
 /// A `RateLimitSignal` is what one HTTP response said about rate limits, as raw header text.
 ///
-/// TidingsNet's HTTP client fills it from every response and hands it to ``RateBudget/record(_:host:)``;
+/// TidingsNet's HTTP client fills it from every response and hands it to
+/// ``RateBudget/record(_:host:account:family:)``;
 /// parsing happens there, so a malformed header is ignored instead of failing the response.
 public struct RateLimitSignal: Sendable, Hashable {
     /// The HTTP status code (429 means "too many requests").
@@ -13,19 +14,23 @@ public struct RateLimitSignal: Sendable, Hashable {
     public var limit: String?
     /// `X-RateLimit-Remaining`: requests left in the current window.
     public var remaining: String?
-    /// `X-RateLimit-Reset`: when the window resets (ISO-8601 on Mastodon; Unix seconds elsewhere).
+    /// `X-RateLimit-Reset`: when the window resets (ISO-8601 on Mastodon; delta seconds, Unix
+    /// seconds or Unix milliseconds elsewhere, told apart by ``RateLimitReset``).
     public var reset: String?
+    /// `Date`: the server's clock when it answered, against which its dates are measured.
+    public var date: String?
 
     /// Creates a signal from already-extracted header values.
     public init(
         statusCode: Int, retryAfter: String? = nil, limit: String? = nil, remaining: String? = nil,
-        reset: String? = nil
+        reset: String? = nil, date: String? = nil
     ) {
         self.statusCode = statusCode
         self.retryAfter = retryAfter
         self.limit = limit
         self.remaining = remaining
         self.reset = reset
+        self.date = date
     }
 
     /// Creates a signal from response headers, matching names case-insensitively.
@@ -34,7 +39,8 @@ public struct RateLimitSignal: Sendable, Hashable {
         for (name, value) in headers { lowercased[name.lowercased()] = value }
         self.init(
             statusCode: statusCode, retryAfter: lowercased["retry-after"], limit: lowercased["x-ratelimit-limit"],
-            remaining: lowercased["x-ratelimit-remaining"], reset: lowercased["x-ratelimit-reset"])
+            remaining: lowercased["x-ratelimit-remaining"], reset: lowercased["x-ratelimit-reset"],
+            date: lowercased["date"])
     }
 }
 
@@ -42,11 +48,13 @@ public struct RateLimitSignal: Sendable, Hashable {
 public enum RetryAfter {
     /// How long to wait, or `nil` when the value is neither delta-seconds nor an HTTP-date.
     ///
-    /// A date in the past gives `.zero`. Delta-seconds beyond ~292 years are capped.
+    /// A date in the past gives `.zero`. Delta-seconds beyond ~292 years are capped; ``RateBudget``
+    /// caps further, at its `maximumServerDelay`.
     ///
     /// - Parameters:
     ///   - value: The raw header value, e.g. `"120"` or `"Wed, 21 Oct 2015 07:28:00 GMT"`.
-    ///   - now: The current wall-clock time (injected, so tests control it).
+    ///   - now: The time the date is measured from: the response's `Date` when it has one, else
+    ///     the current wall-clock time (injected, so tests control it).
     public static func parse(_ value: String, now: Date) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
@@ -77,13 +85,25 @@ public enum HTTPDate {
 
     /// Parses an ISO-8601 timestamp with or without fractional seconds (`2017-06-13T21:35:00.123Z`),
     /// or Unix seconds when the text is a plain number. Returns `nil` otherwise.
+    ///
+    /// For `X-RateLimit-Reset`, prefer ``RateLimitReset/delay(_:now:)``, which also understands
+    /// delta seconds and Unix milliseconds.
     public static func parseTimestamp(_ text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed), seconds.isFinite, !trimmed.isEmpty,
-            trimmed.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E })
-        {
+        if let seconds = plainNumber(trimmed), seconds.isFinite {
             return Date(timeIntervalSince1970: seconds)
         }
+        return parseISO8601(trimmed)
+    }
+
+    /// The value of a non-empty run of ASCII digits with at most one decimal point, else `nil`.
+    static func plainNumber(_ text: String) -> Double? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }) else { return nil }
+        return Double(text)
+    }
+
+    /// Parses an ISO-8601 internet date-time with or without fractional seconds.
+    static func parseISO8601(_ trimmed: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = formatter.date(from: trimmed) { return date }

@@ -14,8 +14,9 @@ import TidingsCore
 ///   when a redirect leaves the request's host, and never appears in a log record or an error.
 /// - Each call is bounded by its timeout, measured on the configured clock, and honours task
 ///   cancellation (the URLSession task is cancelled and `CancellationError` thrown).
-/// - With a ``Configuration/rateBudget``, every request first waits for the host's budget and every
-///   response (429 and `Retry-After`, `X-RateLimit-*`) is recorded into it.
+/// - With a ``Configuration/rateBudget``, every request first waits for its host's and its scope's
+///   budget (``HTTPRequest/rateLimitAccount``, ``HTTPRequest/rateLimitFamily``) and every response
+///   (429 and `Retry-After`, `X-RateLimit-*`) is recorded into that scope.
 ///
 /// For example:
 ///
@@ -94,7 +95,9 @@ public final class HTTPClient: Sendable {
         guard let host = request.url.host?.lowercased(), let scheme = request.url.scheme?.lowercased(),
             scheme == "http" || scheme == "https"
         else { throw HTTPError(.invalidRequest, request: request, underlying: "not an http(s) URL") }
-        if let budget = configuration.rateBudget { try await budget.acquire(host: host) }
+        if let budget = configuration.rateBudget {
+            try await budget.acquire(host: host, account: request.rateLimitAccount, family: request.rateLimitFamily)
+        }
         let urlRequest = prepare(request)
         let timeout = request.timeout ?? configuration.timeout
         let session = self.session
@@ -111,7 +114,11 @@ public final class HTTPClient: Sendable {
             throw error
         }
         cookies.store(setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url)
-        if let budget = configuration.rateBudget { await budget.record(response.rateLimitSignal, host: host) }
+        if let budget = configuration.rateBudget {
+            await budget.record(
+                response.rateLimitSignal, host: host, account: request.rateLimitAccount, family: request.rateLimitFamily
+            )
+        }
         logger.debug("\(request.method.rawValue) \(request.url.redactedForLogs) → \(response.status)")
         return response
     }

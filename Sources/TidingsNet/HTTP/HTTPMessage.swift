@@ -77,6 +77,12 @@ public struct HTTPRequest: Sendable {
     public var bearerToken: String?
     /// This request's limit for the whole exchange; `nil` uses the client's default.
     public var timeout: Duration?
+    /// Whose rate budget the request draws on (see ``RateBudget``): a stable account identifier
+    /// that is not a secret, such as `"alice@mastodon.social"` (never the token); `nil` for none.
+    public var rateLimitAccount: String?
+    /// The endpoint family the server meters this request in, e.g.
+    /// `RateLimitFamily.mastodon(method:path:)` for Mastodon.
+    public var rateLimitFamily: RateLimitFamily = .default
 
     /// Creates a request.
     public init(
@@ -147,11 +153,11 @@ public struct HTTPResponse: Sendable {
     /// The `Link` header's targets by relation (`next`, `prev`, …), resolved against ``url``.
     public var links: [String: URL] { LinkHeader.parse(headers.values(for: "Link").joined(separator: ","), base: url) }
 
-    /// The rate-limit headers of this response, for ``RateBudget/record(_:host:)``.
+    /// The rate-limit headers of this response, for ``RateBudget/record(_:host:account:family:)``.
     public var rateLimitSignal: RateLimitSignal {
         RateLimitSignal(
             statusCode: status, retryAfter: headers["Retry-After"], limit: headers["X-RateLimit-Limit"],
-            remaining: headers["X-RateLimit-Remaining"], reset: headers["X-RateLimit-Reset"])
+            remaining: headers["X-RateLimit-Remaining"], reset: headers["X-RateLimit-Reset"], date: headers["Date"])
     }
 
     /// `Retry-After` as a duration from `now` (delta-seconds or HTTP-date), when present and valid.

@@ -52,12 +52,23 @@ public final class Database: @unchecked Sendable {
         /// with the file; an app with a large store may turn it off for most launches. Damage SQLite meets
         /// while opening is still recovered from either way.
         public var checksIntegrityOnOpen: Bool
+        /// The size in bytes the `-wal` file is brought back to after a checkpoint (`journal_size_limit`), and
+        /// the amount of new WAL after which SQLite checkpoints on its own (`wal_autocheckpoint`). Without it a
+        /// long-running app's WAL keeps the size of its busiest moment forever. 4 MiB by default; at least one
+        /// page.
+        public var walSizeLimit: Int
+
+        /// Test seam: called before each `PRAGMA quick_check` run with its attempt number (from 1); a result
+        /// code it returns makes that run fail with it, as if SQLite had returned it.
+        var quickCheckFault: (@Sendable (Int) -> Int32?)?
 
         /// A configuration with a 5-second busy timeout, the system's wall time and no logging.
         public init(
             busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = .disabled, cipher: ValueCipher? = nil, checksIntegrityOnOpen: Bool = true
+            logger: Logger = .disabled, cipher: ValueCipher? = nil, checksIntegrityOnOpen: Bool = true,
+            walSizeLimit: Int = 4 << 20
         ) {
+            self.walSizeLimit = walSizeLimit
             self.cipher = cipher
             self.checksIntegrityOnOpen = checksIntegrityOnOpen
             self.busyTimeout = busyTimeout
@@ -94,6 +105,12 @@ public final class Database: @unchecked Sendable {
     /// Set by ``close()``; later accesses throw instead of touching a closed handle.
     private var isClosed = false
     private let connection: DatabaseConnection
+    /// The shared advisory lock on `<path>.lock`, held while the store is open (``StoreFileLock``).
+    private let fileLock: StoreFileLock?
+    /// Where the async accessors run SQLite work: off Swift's cooperative pool, one job at a time.
+    let queue: DispatchQueue
+    /// Set on ``queue``, so tests can tell the work ran there.
+    static let queueKey = DispatchSpecificKey<Bool>()
 
     /// Opens (creating if needed) the store at `path`, migrating it to `schema`.
     ///
@@ -110,7 +127,10 @@ public final class Database: @unchecked Sendable {
     public init(path: String, schema: DatabaseSchema, configuration: Configuration = Configuration()) throws {
         try schema.validate()
         let opener = DatabaseOpener(path: path, schema: schema, configuration: configuration)
-        let (handle, report) = try opener.open()
+        let (handle, report, fileLock) = try opener.open()
+        self.fileLock = fileLock
+        self.queue = DispatchQueue(label: "tidings.store")
+        queue.setSpecific(key: Self.queueKey, value: true)
         self.path = path
         self.schema = schema
         self.openReport = report
@@ -133,6 +153,8 @@ public final class Database: @unchecked Sendable {
             connection.finalizeStatements()
             sqlite3_close_v2(connection.handle)
         }
+        // After the connection: the lock promises that no connection of this store has the file open.
+        fileLock?.release()
     }
 
     /// Closes the store now rather than when the last reference goes; later accesses throw
@@ -146,15 +168,16 @@ public final class Database: @unchecked Sendable {
         isClosed = true
         connection.finalizeStatements()
         sqlite3_close_v2(connection.handle)
+        fileLock?.release()
     }
 
-    /// Deletes a closed store's files: the database and its `-wal`, `-shm` and `-journal` (e.g. when an
-    /// account is removed). Missing files are not an error.
+    /// Deletes a closed store's files: the database and its `-wal`, `-shm`, `-journal` and `.lock` (e.g. when
+    /// an account is removed). Missing files are not an error.
     ///
     /// - Warning: Close every `Database` on `path` first; SQLite cannot protect a file deleted under it.
     /// - Throws: ``StoreError/io`` naming the file that could not be removed.
     public static func removeFiles(at path: String) throws {
-        for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
+        for file in [path, path + "-wal", path + "-shm", path + "-journal", path + ".lock"] {
             guard FileManager.default.fileExists(atPath: file) else { continue }
             do { try FileManager.default.removeItem(atPath: file) } catch {
                 throw StoreError(.io, message: "cannot remove \(file): \(error.localizedDescription)")

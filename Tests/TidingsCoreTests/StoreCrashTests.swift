@@ -24,46 +24,29 @@ import TidingsCore
             }
         ])
 
-    static var writer: URL {
-        // The test bundle sits in the build folder next to the executables built with it.
-        var url = Bundle.main.bundleURL
-        for _ in 0..<4 {
-            let candidate = url.appendingPathComponent("StoreCrashWriter")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            url.deleteLastPathComponent()
-        }
-        return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("StoreCrashWriter")
-    }
+    static var writer: URL { ChildProcess.storeChild }
 
-    /// Starts the writer, reads `linesBeforeKill` ids, kills it, and returns every complete id line it printed.
-    private func runAndKill(path: String, keyHex: String, linesBeforeKill: Int, extraMicroseconds: UInt32) throws
-        -> [Int64]
-    {
-        let process = Process()
-        process.executableURL = Self.writer
-        process.arguments = [path, keyHex]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let reader = output.fileHandleForReading
-        var text = ""
-        var killed = false
-        while true {
-            if !killed, text.filter({ $0 == "\n" }).count >= linesBeforeKill {
-                // Some extra random delay so the kill lands anywhere in the next transaction.
-                if extraMicroseconds > 0 { usleep(extraMicroseconds) }
-                kill(process.processIdentifier, SIGKILL)
-                killed = true
-            }
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
+    /// Starts the writer, waits for `linesBeforeKill` ids, kills it, and returns every complete id line it
+    /// printed. The child is spawned and reaped off the test thread pool; waiting polls its output file.
+    private func runAndKill(
+        path: String, keyHex: String, linesBeforeKill: Int, extraMicroseconds: Int, directory: StoreTemporaryDirectory
+    ) async throws -> [Int64] {
+        let process = try ChildProcess(Self.writer, [path, keyHex], directory: directory.url)
+        let clock = ContinuousClock()
+        let end = clock.now + .seconds(30)
+        while process.output.filter({ $0 == "\n" }).count < linesBeforeKill, clock.now < end {
+            try await Task.sleep(for: .milliseconds(1))
         }
-        process.waitUntilExit()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationReason == .uncaughtSignal, "writer exited on its own: \(errorText)")
+        // Some extra random delay so the kill lands anywhere in the next transaction.
+        if extraMicroseconds > 0 { try await Task.sleep(for: .microseconds(extraMicroseconds)) }
+        kill(process.pid, SIGKILL)
+        do {
+            let status = try await process.exitStatus()
+            Issue.record("writer exited on its own with \(status): \(process.errors)")
+        } catch {
+            // Ended by the signal, as intended.
+        }
+        let text = process.output
         // A line without its newline was cut by the kill: its id is not counted as reported.
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         lines.removeLast()
@@ -74,7 +57,7 @@ import TidingsCore
         SHA256.hash(bytes).prefix(8).reduce(Int64(0)) { ($0 << 8) | Int64($1) }
     }
 
-    @Test func everyCommittedRowSurvivesSIGKILL() throws {
+    @Test(.timeLimit(.minutes(5))) func everyCommittedRowSurvivesSIGKILL() async throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.writer.path), "StoreCrashWriter is not built")
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("outbox.sqlite")
@@ -87,22 +70,27 @@ import TidingsCore
         for round in 0..<kills {
             // Round 0 kills during the first open; the others after 0–20 commits and up to 2 ms more.
             let lines = round == 0 ? 0 : Int.random(in: 0...20, using: &generator)
-            let delay = UInt32.random(in: 0...2000, using: &generator)
-            let printed = try runAndKill(path: path, keyHex: keyHex, linesBeforeKill: lines, extraMicroseconds: delay)
+            let delay = Int.random(in: 0...2000, using: &generator)
+            let printed = try await runAndKill(
+                path: path, keyHex: keyHex, linesBeforeKill: lines, extraMicroseconds: delay, directory: directory)
             reported.formUnion(printed)
 
             let database = try Database(path: path, schema: Self.schema, configuration: .init(cipher: cipher))
             #expect(database.openReport.recovery == nil, "round \(round): \(String(describing: database.openReport))")
-            var present: Set<Int64> = []
-            try database.read { db in
+            // Checked on the store's queue, where no test context is: problems come back as values.
+            let (present, halfWritten) = try await database.read { db in
+                var present: Set<Int64> = []
+                var halfWritten: [Int64] = []
                 try db.forEachRow("SELECT id, payload, checksum FROM outbox") { row in
                     let id: Int64 = try row[0]
                     let plaintext = try cipher.open(try row[1], table: "outbox", column: "payload", rowID: id)
-                    #expect(plaintext.count == 512)
-                    #expect(checksum(plaintext) == (try row[2] as Int64), "row \(id) is half-written")
+                    let stored: Int64 = try row[2]
+                    if plaintext.count != 512 || checksum(plaintext) != stored { halfWritten.append(id) }
                     present.insert(id)
                 }
+                return (present, halfWritten)
             }
+            #expect(halfWritten.isEmpty, "round \(round): half-written rows \(halfWritten.prefix(10))")
             let missing = reported.subtracting(present)
             #expect(missing.isEmpty, "round \(round): committed rows lost: \(missing.sorted().prefix(10))")
             if !missing.isEmpty { break }

@@ -9,8 +9,9 @@ import Foundation
 /// into which the readable durable tables are copied; ``openReport`` says what happened.
 ///
 /// Every access goes through ``write(_:)``, ``read(_:)`` or ``writeWithoutTransaction(_:)``, which serialize
-/// callers (any thread, any task) behind one lock, so a `Database` can be shared freely. Calls are
-/// synchronous and short; engines are actors and call them directly.
+/// callers (any thread, any task) behind one lock, so a `Database` can be shared freely. Those run on the
+/// caller's thread; from Swift's cooperative pool (actors, tasks) use the `async` `write`/`read`, which run
+/// the same work on the store's own serial queue, since SQLite may wait (busy timeout, disk).
 ///
 /// For example:
 ///
@@ -35,8 +36,15 @@ import Foundation
 ///   app can tell the person when something stayed behind in the moved-aside file.
 /// - Durable tables are copied row by row from the old file (read-only), keeping every row read before damage
 ///   stops a scan; rows the new schema refuses are counted. Disposable tables start empty.
-/// - The file is **not** touched on a wrong key, a lock held elsewhere (`busy`), I/O or disk-full errors, or a
+/// - The file is **not** touched on a wrong key or a damaged key check (``StoreError/damagedKeyCheck``), a lock
+///   held elsewhere (`busy`), I/O or disk-full errors, contention or out-of-memory during `quick_check`, or a
 ///   migration that fails even on an empty store (a bug in it): those throw.
+/// - A file is replaced only when no other connection (another process, or another `Database` here) has it
+///   open: every open store holds a shared `flock` on `<name>.lock`, and replacing needs it exclusively;
+///   otherwise opening throws ``StoreError/busy`` and the file stays.
+/// - Two processes may open and migrate a file at once: migrations read `user_version` again inside their
+///   write transaction, so the second sees the first one's work.
+/// - After salvage, `PRAGMA foreign_key_check` runs; ``RecoveryReport/foreignKeyViolations`` lists its findings.
 public final class Database: @unchecked Sendable {
     /// How a store is opened.
     public struct Configuration: Sendable {
@@ -121,7 +129,8 @@ public final class Database: @unchecked Sendable {
     /// - Throws: ``StoreError/cannotOpen`` (missing directory, permissions), ``StoreError/busy`` (another
     ///   process holds the file), ``StoreError/migrationFailed`` when the migrations fail even on an empty
     ///   store (a bug in them), ``StoreError/wrongKey`` when the configuration's cipher is not the store's key
-    ///   (the file is left alone), ``StoreError/misuse`` for an invalid schema or an undeclared table, and other
+    ///   and ``StoreError/damagedKeyCheck`` when it is but the key-check record is damaged (the file is left
+    ///   alone either way), ``StoreError/misuse`` for an invalid schema or an undeclared table, and other
     ///   ``StoreError``s from SQLite. Corruption, a non-database file and a too-new schema do not throw: they
     ///   are recovered from and reported in ``openReport``.
     public init(path: String, schema: DatabaseSchema, configuration: Configuration = Configuration()) throws {

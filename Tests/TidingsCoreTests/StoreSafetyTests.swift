@@ -281,6 +281,29 @@ import Testing
         #expect(value.1 == true)
     }
 
+    /// An engine shaped actor that adopts the store's executor.
+    private actor Engine {
+        let database: Database
+        nonisolated var unownedExecutor: UnownedSerialExecutor { database.executor.asUnownedSerialExecutor() }
+        init(database: Database) { self.database = database }
+
+        func save(_ value: String) throws -> Bool {
+            try database.write { try $0.execute("INSERT INTO settings VALUES ('engine', ?)", [value]) }
+            return DispatchQueue.getSpecific(key: Database.queueKey) == true
+        }
+
+        func readBack() async throws -> String? {
+            // The async accessors queue behind this job on the same queue: no deadlock.
+            try await database.read { try $0.fetchOne(String.self, "SELECT value FROM settings WHERE key = 'engine'") }
+        }
+    }
+
+    @Test func anActorOnTheStoresExecutorRunsItsStoreCallsOnTheStoresQueue() async throws {
+        let engine = Engine(database: try Database.inMemory(schema: TestSchema.schema))
+        #expect(try await engine.save("on queue"))
+        #expect(try await engine.readBack() == "on queue")
+    }
+
     @Test func asyncAccessChecksCancellationBeforeItStarts() async throws {
         let database = try Database.inMemory(schema: TestSchema.schema)
         let task = Task {

@@ -117,6 +117,9 @@ public final class Database: @unchecked Sendable {
     private let fileLock: StoreFileLock?
     /// Where the async accessors run SQLite work: off Swift's cooperative pool, one job at a time.
     let queue: DispatchQueue
+    /// An executor over the store's queue, for an engine actor that calls the store synchronously
+    /// (``DatabaseExecutor``).
+    public let executor: DatabaseExecutor
     /// Set on ``queue``, so tests can tell the work ran there.
     static let queueKey = DispatchSpecificKey<Bool>()
 
@@ -140,6 +143,7 @@ public final class Database: @unchecked Sendable {
         self.fileLock = fileLock
         self.queue = DispatchQueue(label: "tidings.store")
         queue.setSpecific(key: Self.queueKey, value: true)
+        self.executor = DatabaseExecutor(queue: queue)
         self.path = path
         self.schema = schema
         self.openReport = report

@@ -208,6 +208,15 @@ import Testing
         }
     }
 
+    @Test func theRowTagIsHMACSHA256UnderTheDerivedKey() throws {
+        let cipher = try ValueCipher(key: SymmetricKey.random())
+        for rowID in [DatabaseValue.integer(42), .text("a/b"), .blob([1, 2, 3])] {
+            let binding = ValueCipher.associatedData(version: 2, table: "t", column: "c", rowID: rowID)
+            let expected = HMACSHA256.authenticationCode(for: binding, key: cipher.rowTagKey).prefix(8)
+            #expect(cipher.bindingTag(binding, version: 2) == Array(expected))
+        }
+    }
+
     @Test func valuesSealedInTheFirstFormatStillOpen() throws {
         let key = SymmetricKey.random()
         let cipher = try ValueCipher(key: key)

@@ -313,6 +313,19 @@ import Testing
         #expect(try await engine.readBack() == "on queue")
     }
 
+    @Test func openingAsynchronouslyGivesTheSameStore() async throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try fill(path, rows: 10)
+        let database = try await Database.open(path: path, schema: TestSchema.schema)
+        #expect(database.openReport.recovery == nil)
+        #expect(try await database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM outbox") } == 10)
+        // The same typed errors as the synchronous init.
+        await #expect(throws: StoreError.cannotOpen) {
+            try await Database.open(path: directory.path("missing/store.sqlite"), schema: TestSchema.schema)
+        }
+    }
+
     @Test func asyncAccessChecksCancellationBeforeItStarts() async throws {
         let database = try Database.inMemory(schema: TestSchema.schema)
         let task = Task {

@@ -2,6 +2,23 @@ import CSQLite
 import Dispatch
 
 extension Database {
+    /// Opens the store like ``init(path:schema:configuration:)``, on a dispatch queue rather than the caller's
+    /// thread: opening reads every page (`quick_check`), runs migrations and may wait for another process's
+    /// lock, none of which may block a thread of Swift's cooperative pool.
+    ///
+    /// - Throws: as ``init(path:schema:configuration:)``; `CancellationError` when cancelled before it starts.
+    public static func open(
+        path: String, schema: DatabaseSchema, configuration: Configuration = Configuration()
+    ) async throws -> Database {
+        try Task.checkCancellation()
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: "tidings.store.open").async {
+                continuation.resume(
+                    with: Result { try Database(path: path, schema: schema, configuration: configuration) })
+            }
+        }
+    }
+
     /// Runs `body` in a write transaction on the store's own serial queue, and suspends the caller until it is
     /// done; see ``write(_:)`` for the transaction's guarantees.
     ///

@@ -89,7 +89,8 @@ public final class Database: @unchecked Sendable {
     public struct OpenReport: Sendable {
         /// True when the file did not exist and was created.
         public var createdFile: Bool
-        /// The `user_version` found in the file before migrating (0 for a new file).
+        /// The `user_version` found in the file before migrating (0 for a new file), read inside the migration
+        /// transaction: the schema's version when another process migrated first.
         public var migratedFrom: Int
         /// The `user_version` after migrating: the schema's version.
         public var migratedTo: Int

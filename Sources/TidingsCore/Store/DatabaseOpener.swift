@@ -115,16 +115,20 @@ struct DatabaseOpener {
                 Self.close(handle)
                 return .replace(.schemaTooNew(found: found, known: schema.version))
             }
+            var migratedFrom = found
             if found < schema.version {
-                if let failure = try migrate(db, from: found) {
+                switch try migrate(db, from: found) {
+                case .replace(let failure):
                     Self.close(handle)
                     return .replace(failure)
+                case .migrated(let from):
+                    migratedFrom = from
                 }
             } else {
                 try prepareMetadata(db)
             }
             try checkDeclaredTables(db)
-            return .ready(handle, migratedFrom: found)
+            return .ready(handle, migratedFrom: migratedFrom)
         } catch let error as StoreError where !isInMemory && (error == .notADatabase || error == .corrupt) {
             Self.close(handle)
             return .replace(error == .notADatabase ? .notADatabase(error.message) : .corrupt(error.message))
@@ -198,14 +202,15 @@ struct DatabaseOpener {
     static let quickCheckAttempts = 3
 
     /// Runs the pending steps in one transaction. Returns a reason to replace the file when the steps fail on
-    /// this file's data but succeed on an empty store; throws when they fail on an empty store too (a bug).
-    private func migrate(_ db: DatabaseConnection, from found: Int) throws -> RecoveryReport.Reason? {
+    /// this file's data but succeed on an empty store, or the file is newer than the schema by the time the
+    /// lock is held; throws when the steps fail on an empty store too (a bug).
+    private func migrate(_ db: DatabaseConnection, from found: Int) throws -> MigrationOutcome {
         do {
             // Another process may have migrated between reading `found` and taking the write lock: what counts
             // is the version inside the transaction.
             let current = try runMigrations(db, from: found)
-            if current > schema.version { return .schemaTooNew(found: current, known: schema.version) }
-            return nil
+            if current > schema.version { return .replace(.schemaTooNew(found: current, known: schema.version)) }
+            return .migrated(from: current)
         } catch {
             // Only a step that fails on its own terms can justify replacing the file. A lock held elsewhere, a
             // full disk or an I/O error says nothing about the data: the file stays, the caller gets the error.
@@ -226,8 +231,15 @@ struct DatabaseOpener {
             } catch {
                 throw migrationError(error, version: failingVersion(error) ?? 1)
             }
-            return .migrationFailed(version: stepError.version, message: failure.message)
+            return .replace(.migrationFailed(version: stepError.version, message: failure.message))
         }
+    }
+
+    /// What ``migrate(_:from:)`` did: migrated from the version found inside its transaction (equal to the
+    /// schema's when another connection had already migrated), or found a reason to replace the file.
+    private enum MigrationOutcome {
+        case migrated(from: Int)
+        case replace(RecoveryReport.Reason)
     }
 
     /// Failures that come from the file's surroundings (locks, disk, permissions) or its damage, not from what

@@ -160,7 +160,11 @@ struct DatabaseOpener {
         let limit = max(configuration.walSizeLimit, 1)
         let pageSize = max(try db.fetchOne(Int.self, "PRAGMA page_size") ?? 4096, 512)
         try db.execute("PRAGMA journal_size_limit = \(limit)")
-        _ = try db.fetchOne(Int.self, "PRAGMA wal_autocheckpoint = \(max(limit / pageSize, 1))")
+        // Each WAL frame is a page plus a 24-byte header. Checkpointing before the WAL reaches the limit means
+        // the truncation only happens after a transaction larger than the limit, not on every cycle; 1000
+        // frames (SQLite's default cadence) at most, so a large limit does not make checkpoints rarer.
+        let frames = min(max(limit / (pageSize + 24), 1), 1000)
+        _ = try db.fetchOne(Int.self, "PRAGMA wal_autocheckpoint = \(frames)")
     }
 
     /// `nil` when the file passes `PRAGMA quick_check`, else SQLite's first complaint.

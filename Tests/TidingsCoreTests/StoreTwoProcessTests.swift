@@ -61,6 +61,9 @@ import Testing
                     try db.execute("INSERT INTO messages(id, body) VALUES (?, 'x')", ["m\(index)"])
                 }
             }
+            // Closed now, not whenever the store's queue lets go of it: a late close would checkpoint the WAL
+            // over the damage written next.
+            database.close()
         }
         #expect(try TestSchema.damageMessagesIndex(path, schema: Self.schema) > 1)
         let holder = try Database(

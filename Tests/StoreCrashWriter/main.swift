@@ -1,9 +1,21 @@
-// The crash test's child process: writes outbox-shaped rows, one transaction each, until it is killed.
+// The store tests' child process: a second process on the same store file.
 //
-// Usage: StoreCrashWriter <database path> <64 hex digits of an AES-256 key>
+// Usage:
+//   StoreCrashWriter <database path> <64 hex digits of an AES-256 key>
+//     Writes outbox-shaped rows, one transaction each, until it is killed. After each commit returns, it
+//     prints the row's id on its own line with one unbuffered write, so every id the parent reads belongs to
+//     a committed row.
+//   StoreCrashWriter migrate <database path> <signal directory> [hold]
+//     Opens the store with the two-process schema. With `hold`, its migration creates `<dir>/inside`, then
+//     waits (up to 60 s) for `<dir>/go` and 1 s more before committing, so another process can read the old
+//     version meanwhile. Prints `opening` first, then the outcome line.
+//   StoreCrashWriter open <database path>
+//     Opens the store with the two-process schema and prints the outcome line.
+//   StoreCrashWriter advance-marker <database path> <key> <value>
+//     Advances a MonotonicMarker in SQLiteMarkerStorage and prints `moved`, `refused` or `overtaken <v>`.
 //
-// After each commit returns, it prints the row's id on its own line with one unbuffered write, so every id
-// the parent reads belongs to a committed row. Exit codes: 64 for bad arguments, 1 when the store fails.
+// Outcome lines: `ok from=<user_version found> recovery=<none|reason>` or `error <kind>: <message>`.
+// Exit codes: 64 for bad arguments, 1 when the store fails.
 import Foundation
 import TidingsCore
 
@@ -50,7 +62,73 @@ func checksum(_ bytes: [UInt8]) -> Int64 {
     SHA256.hash(bytes).prefix(8).reduce(Int64(0)) { ($0 << 8) | Int64($1) }
 }
 
+/// The schema of the two-process tests, as `StoreTwoProcessTests` declares it (the same as `TestSchema`).
+func twoProcessSchema(signals: String?) -> DatabaseSchema {
+    DatabaseSchema(
+        tables: [.durable("settings"), .durable("outbox"), .disposable("messages"), SQLiteMarkerStorage.table],
+        migrations: [
+            .init(version: 1, name: "create") { db in
+                try db.executeScript(
+                    """
+                    CREATE TABLE settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    CREATE TABLE outbox(id INTEGER PRIMARY KEY, payload BLOB NOT NULL, created_at INTEGER NOT NULL);
+                    CREATE TABLE messages(id TEXT PRIMARY KEY, body TEXT, seen INTEGER NOT NULL DEFAULT 0);
+                    """)
+                try SQLiteMarkerStorage.createTable(db)
+                guard let signals else { return }
+                // A child process, not a test thread: blocking here only holds this process's migration open.
+                _ = FileManager.default.createFile(atPath: signals + "/inside", contents: Data())
+                for _ in 0..<6000 where !FileManager.default.fileExists(atPath: signals + "/go") { usleep(10_000) }
+                usleep(1_000_000)
+            }
+        ])
+}
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func outcome(_ open: () throws -> Database) -> Never {
+    do {
+        let database = try open()
+        let recovery = database.openReport.recovery.map { "\($0.reason)" } ?? "none"
+        say("ok from=\(database.openReport.migratedFrom) recovery=\(recovery)")
+        exit(0)
+    } catch let error as StoreError {
+        say("error \(error.shortDescription): \(error.message)")
+        exit(1)
+    } catch {
+        say("error \(error)")
+        exit(1)
+    }
+}
+
 let arguments = CommandLine.arguments
+let patient = Database.Configuration(busyTimeout: .seconds(30))
+switch arguments.dropFirst().first {
+case "migrate" where arguments.count == 4 || arguments.count == 5:
+    say("opening")
+    let signals = arguments.count == 5 && arguments[4] == "hold" ? arguments[3] : nil
+    outcome { try Database(path: arguments[2], schema: twoProcessSchema(signals: signals), configuration: patient) }
+case "open" where arguments.count == 3:
+    outcome { try Database(path: arguments[2], schema: twoProcessSchema(signals: nil), configuration: patient) }
+case "advance-marker" where arguments.count == 5:
+    do {
+        let database = try Database(path: arguments[2], schema: twoProcessSchema(signals: nil), configuration: patient)
+        let marker = try MonotonicMarker(key: arguments[3], storage: SQLiteMarkerStorage(database: database))
+        switch try marker.advanceReporting(to: ServerID(arguments[4])) {
+        case .moved: say("moved")
+        case .refused: say("refused")
+        case .overtaken(let stored): say("overtaken \(stored.rawValue)")
+        }
+        exit(0)
+    } catch {
+        fail("\(error)", status: 1)
+    }
+default:
+    break
+}
+
 guard arguments.count == 3, let keyBytes = parseHex(arguments[2]) else {
     fail("usage: StoreCrashWriter <database path> <64 hex digits>", status: 64)
 }

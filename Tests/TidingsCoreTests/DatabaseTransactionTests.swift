@@ -127,7 +127,7 @@ import Testing
         database.close()
         #expect(throws: StoreError.misuse) { try database.read { _ in 1 } }
         // Closing the last connection folds the WAL back into the file.
-        #expect(try directory.files() == ["store.sqlite"])
+        #expect(try directory.files() == ["store.sqlite", "store.sqlite.lock"])
         try Database.removeFiles(at: path)
         #expect(try directory.files() == [])
         try Database.removeFiles(at: path)
@@ -135,12 +135,12 @@ import Testing
 
     @Test func concurrentWritersAreSerialized() async throws {
         let database = try Database.inMemory(schema: TestSchema.schema)
-        try database.write { try $0.execute("INSERT INTO settings VALUES ('n', '0')") }
+        try await database.write { try $0.execute("INSERT INTO settings VALUES ('n', '0')") }
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {
                     for _ in 0..<50 {
-                        try? database.write { db in
+                        try? await database.write { db in
                             let value =
                                 try db.fetchOne(String.self, "SELECT value FROM settings WHERE key = 'n'") ?? "0"
                             try db.execute(
@@ -151,6 +151,7 @@ import Testing
             }
         }
         #expect(
-            try database.read { try $0.fetchOne(String.self, "SELECT value FROM settings WHERE key = 'n'") } == "400")
+            try await database.read { try $0.fetchOne(String.self, "SELECT value FROM settings WHERE key = 'n'") }
+                == "400")
     }
 }

@@ -54,7 +54,7 @@ import Testing
         try insert(try open(path, key: key), id: 7, text: "secret")
         let error = #expect(throws: StoreError.self) { try open(path, key: SymmetricKey.random()) }
         #expect(error == .wrongKey)
-        #expect(try directory.files() == ["store.sqlite"])
+        #expect(try directory.files() == ["store.sqlite", "store.sqlite.lock"])
         #expect(try read(try open(path, key: key), id: 7) == "secret")
     }
 
@@ -67,7 +67,7 @@ import Testing
         }
         // A wrong key must not move a too-new store aside: the user may just have typed the wrong passphrase.
         #expect(throws: StoreError.wrongKey) { try open(path, key: SymmetricKey.random()) }
-        #expect(try directory.files() == ["store.sqlite"])
+        #expect(try directory.files() == ["store.sqlite", "store.sqlite.lock"])
     }
 
     @Test func aWrongKeyOnADamagedStoreLeavesItAloneAndTheRightKeyRecoversIt() throws {
@@ -84,7 +84,7 @@ import Testing
         #expect(try TestSchema.damageMessagesIndex(path, fill: 0x5A) > 1)
 
         #expect(throws: StoreError.wrongKey) { try open(path, key: SymmetricKey.random()) }
-        #expect(try directory.files() == ["store.sqlite"])
+        #expect(try directory.files() == ["store.sqlite", "store.sqlite.lock"])
 
         let database = try open(path, key: key)
         #expect(database.openReport.recovery?.keptAllDurableData == true)

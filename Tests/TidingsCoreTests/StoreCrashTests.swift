@@ -25,16 +25,7 @@ import TidingsCore
             }
         ])
 
-    static var writer: URL {
-        // The test bundle sits in the build folder next to the executables built with it.
-        var url = Bundle.main.bundleURL
-        for _ in 0..<4 {
-            let candidate = url.appendingPathComponent("StoreCrashWriter")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            url.deleteLastPathComponent()
-        }
-        return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("StoreCrashWriter")
-    }
+    static var writer: URL { StoreChild.executable }
 
     /// Starts the writer, reads `linesBeforeKill` ids, kills it, and returns every complete id line it printed.
     ///

@@ -15,8 +15,8 @@ import Testing
         // Under the usual umask 022, SQLite alone would create these 0644.
         let database = try Database(path: path, schema: TestSchema.schema)
         try database.write { try $0.execute("INSERT INTO settings VALUES ('a', 'b')") }
-        // While the connection is open, the WAL and shared-memory files exist.
-        #expect(try directory.files() == ["store.sqlite", "store.sqlite-shm", "store.sqlite-wal"])
+        // While the connection is open, the WAL and shared-memory files exist; the lock file always does.
+        #expect(try directory.files() == ["store.sqlite", "store.sqlite-shm", "store.sqlite-wal", "store.sqlite.lock"])
         for file in try directory.files() {
             #expect(try mode(directory.path(file)) == 0o600, "\(file)")
         }

@@ -43,7 +43,7 @@ enum TestSchema {
     /// other tables and the key check stay readable, `quick_check` does not.
     /// - Returns: The damaged page number (0 or 1 means the index was not found and nothing was written).
     @discardableResult
-    static func damageMessagesIndex(_ path: String, fill: UInt8 = 0xA5) throws -> Int {
+    static func damageMessagesIndex(_ path: String, fill: UInt8 = 0xA5, schema: DatabaseSchema = schema) throws -> Int {
         let (pageSize, rootPage) = try Database(path: path, schema: schema).read { db in
             (
                 try db.fetchOne(Int.self, "PRAGMA page_size") ?? 4096,

@@ -10,6 +10,29 @@ public protocol MarkerStorage: Sendable {
     func loadMarker(key: String) throws -> ServerID?
     /// Stores `value` for `key` unless a greater value is already stored.
     func saveMarker(_ value: ServerID, key: String) throws
+    /// Stores `value` for `key` unless a greater value is already stored, and returns what is stored
+    /// afterwards: `value`, or the greater value another writer (another process) stored first.
+    func saveMarkerKeepingMaximum(_ value: ServerID, key: String) throws -> ServerID
+}
+
+extension MarkerStorage {
+    /// Saves, then loads: right for a storage only this process writes. A storage shared between processes
+    /// should do both in one transaction.
+    public func saveMarkerKeepingMaximum(_ value: ServerID, key: String) throws -> ServerID {
+        try saveMarker(value, key: key)
+        return try loadMarker(key: key) ?? value
+    }
+}
+
+/// What ``MonotonicMarker/advanceReporting(to:)`` did.
+public enum MarkerAdvance: Sendable, Equatable {
+    /// The marker moved to the candidate.
+    case moved
+    /// The candidate was not ahead of the marker's value; nothing changed.
+    case refused
+    /// Another writer (another process sharing the store) had already stored this greater value; the marker
+    /// now holds it, and the candidate is behind it.
+    case overtaken(by: ServerID)
 }
 
 /// An `InMemoryMarkerStorage` keeps markers in a dictionary: for tests, previews and the demo.
@@ -23,9 +46,14 @@ public final class InMemoryMarkerStorage: MarkerStorage, @unchecked Sendable {
     public func loadMarker(key: String) throws -> ServerID? { lock.withLock { values[key] } }
 
     public func saveMarker(_ value: ServerID, key: String) throws {
+        _ = try saveMarkerKeepingMaximum(value, key: key)
+    }
+
+    public func saveMarkerKeepingMaximum(_ value: ServerID, key: String) throws -> ServerID {
         lock.withLock {
-            if let stored = values[key], stored > value { return }
+            if let stored = values[key], stored > value { return stored }
             values[key] = value
+            return value
         }
     }
 }
@@ -39,6 +67,9 @@ public final class InMemoryMarkerStorage: MarkerStorage, @unchecked Sendable {
 ///   reported: it returns `false`, logs a notice and counts in ``refusedCount``.
 /// - Calls are serialised by a lock, so concurrent advances never lose the larger value. The API is
 ///   synchronous on purpose: an engine actor calls it without a suspension point.
+/// - Across processes sharing the storage: when another process stored a greater value, an advance to a
+///   smaller candidate reports it (``MarkerAdvance/overtaken(by:)``, `false` from ``advance(to:)``) and the
+///   marker takes the stored maximum, so it never shows a value behind the store.
 ///
 /// For example:
 ///
@@ -74,19 +105,32 @@ public final class MonotonicMarker: @unchecked Sendable {
 
     /// Moves the marker to `candidate` if it is ahead of the current value, saving it first.
     ///
-    /// - Returns: `true` when the marker moved, `false` when `candidate` was not ahead (refused).
+    /// - Returns: `true` when the marker moved to `candidate`; `false` when `candidate` was not ahead (refused)
+    ///   or another process had stored a greater value (the marker now holds that value).
     /// - Throws: Whatever the storage throws while saving; the marker does not move then.
     @discardableResult
     public func advance(to candidate: ServerID) throws -> Bool {
+        try advanceReporting(to: candidate) == .moved
+    }
+
+    /// Moves the marker like ``advance(to:)``, and says which of the three outcomes happened.
+    ///
+    /// - Throws: Whatever the storage throws while saving; the marker does not move then.
+    public func advanceReporting(to candidate: ServerID) throws -> MarkerAdvance {
         try lock.withLock {
             if let current, candidate <= current {
                 refused += 1
                 logger.notice("marker \(key) refused to move back from \(current) to \(candidate)")
-                return false
+                return .refused
             }
-            try storage.saveMarker(candidate, key: key)
+            let stored = try storage.saveMarkerKeepingMaximum(candidate, key: key)
+            if stored > candidate {
+                logger.notice("marker \(key) was already at \(stored), ahead of \(candidate), in the storage")
+                current = stored
+                return .overtaken(by: stored)
+            }
             current = candidate
-            return true
+            return .moved
         }
     }
 }

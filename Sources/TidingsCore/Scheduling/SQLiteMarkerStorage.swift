@@ -47,16 +47,43 @@ public final class SQLiteMarkerStorage: MarkerStorage, Sendable {
     ///
     /// - Throws: ``StoreError`` from SQLite (`busy`, `full`…).
     public func saveMarker(_ value: ServerID, key: String) throws {
+        _ = try saveMarkerKeepingMaximum(value, key: key)
+    }
+
+    /// Writes `value` for `key` unless a greater value is stored, and reads back the stored value in the same
+    /// transaction, so a greater value another process stored is seen.
+    ///
+    /// - Throws: ``StoreError`` from SQLite (`busy`, `full`…).
+    public func saveMarkerKeepingMaximum(_ value: ServerID, key: String) throws -> ServerID {
+        try database.write { db in try Self.upsert(db, value, key: key) }
+    }
+
+    /// ``saveMarkerKeepingMaximum(_:key:)`` on the store's own queue, for callers on Swift's cooperative pool.
+    ///
+    /// - Throws: as ``saveMarkerKeepingMaximum(_:key:)``; `CancellationError` when cancelled before it starts.
+    public func saveMarkerKeepingMaximum(_ value: ServerID, key: String) async throws -> ServerID {
+        try await database.write { db in try Self.upsert(db, value, key: key) }
+    }
+
+    /// ``loadMarker(key:)`` on the store's own queue, for callers on Swift's cooperative pool.
+    ///
+    /// - Throws: as ``loadMarker(key:)``; `CancellationError` when cancelled before it starts.
+    public func loadMarker(key: String) async throws -> ServerID? {
+        try await database.read { db in
+            try db.fetchOne(ServerID.self, "SELECT value FROM \(Self.tableName) WHERE key = ?", [key])
+        }
+    }
+
+    private static func upsert(_ db: DatabaseConnection, _ value: ServerID, key: String) throws -> ServerID {
         // BINARY comparison of TEXT is memcmp over UTF-8, and CAST AS BLOB measures bytes, which is
         // exactly ServerID's order: length first, then bytes.
-        try database.write { db in
-            try db.execute(
-                """
-                INSERT INTO \(Self.tableName)(key, value) VALUES (?, ?)
-                ON CONFLICT(key) DO UPDATE SET value = excluded.value
-                WHERE length(CAST(excluded.value AS BLOB)) > length(CAST(value AS BLOB))
-                   OR (length(CAST(excluded.value AS BLOB)) = length(CAST(value AS BLOB)) AND excluded.value > value)
-                """, [key, value])
-        }
+        try db.execute(
+            """
+            INSERT INTO \(tableName)(key, value) VALUES (?, ?)
+            ON CONFLICT(key) DO UPDATE SET value = excluded.value
+            WHERE length(CAST(excluded.value AS BLOB)) > length(CAST(value AS BLOB))
+               OR (length(CAST(excluded.value AS BLOB)) = length(CAST(value AS BLOB)) AND excluded.value > value)
+            """, [key, value])
+        return try db.fetchOne(ServerID.self, "SELECT value FROM \(tableName) WHERE key = ?", [key]) ?? value
     }
 }

@@ -9,8 +9,9 @@ import Foundation
 /// into which the readable durable tables are copied; ``openReport`` says what happened.
 ///
 /// Every access goes through ``write(_:)``, ``read(_:)`` or ``writeWithoutTransaction(_:)``, which serialize
-/// callers (any thread, any task) behind one lock, so a `Database` can be shared freely. Calls are
-/// synchronous and short; engines are actors and call them directly.
+/// callers (any thread, any task) behind one lock, so a `Database` can be shared freely. Those run on the
+/// caller's thread; from Swift's cooperative pool (actors, tasks) use the `async` `write`/`read`, which run
+/// the same work on the store's own serial queue, since SQLite may wait (busy timeout, disk).
 ///
 /// For example:
 ///
@@ -35,8 +36,15 @@ import Foundation
 ///   app can tell the person when something stayed behind in the moved-aside file.
 /// - Durable tables are copied row by row from the old file (read-only), keeping every row read before damage
 ///   stops a scan; rows the new schema refuses are counted. Disposable tables start empty.
-/// - The file is **not** touched on a wrong key, a lock held elsewhere (`busy`), I/O or disk-full errors, or a
+/// - The file is **not** touched on a wrong key or a damaged key check (``StoreError/damagedKeyCheck``), a lock
+///   held elsewhere (`busy`), I/O or disk-full errors, contention or out-of-memory during `quick_check`, or a
 ///   migration that fails even on an empty store (a bug in it): those throw.
+/// - A file is replaced only when no other connection (another process, or another `Database` here) has it
+///   open: every open store holds a shared `flock` on `<name>.lock`, and replacing needs it exclusively;
+///   otherwise opening throws ``StoreError/busy`` and the file stays.
+/// - Two processes may open and migrate a file at once: migrations read `user_version` again inside their
+///   write transaction, so the second sees the first one's work.
+/// - After salvage, `PRAGMA foreign_key_check` runs; ``RecoveryReport/foreignKeyViolations`` lists its findings.
 public final class Database: @unchecked Sendable {
     /// How a store is opened.
     public struct Configuration: Sendable {
@@ -52,12 +60,23 @@ public final class Database: @unchecked Sendable {
         /// with the file; an app with a large store may turn it off for most launches. Damage SQLite meets
         /// while opening is still recovered from either way.
         public var checksIntegrityOnOpen: Bool
+        /// The size in bytes the `-wal` file is brought back to after a checkpoint (`journal_size_limit`), and
+        /// the amount of new WAL after which SQLite checkpoints on its own (`wal_autocheckpoint`). Without it a
+        /// long-running app's WAL keeps the size of its busiest moment forever. 4 MiB by default; at least one
+        /// page.
+        public var walSizeLimit: Int
+
+        /// Test seam: called before each `PRAGMA quick_check` run with its attempt number (from 1); a result
+        /// code it returns makes that run fail with it, as if SQLite had returned it.
+        var quickCheckFault: (@Sendable (Int) -> Int32?)?
 
         /// A configuration with a 5-second busy timeout, the system's wall time and no logging.
         public init(
             busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = .disabled, cipher: ValueCipher? = nil, checksIntegrityOnOpen: Bool = true
+            logger: Logger = .disabled, cipher: ValueCipher? = nil, checksIntegrityOnOpen: Bool = true,
+            walSizeLimit: Int = 4 << 20
         ) {
+            self.walSizeLimit = walSizeLimit
             self.cipher = cipher
             self.checksIntegrityOnOpen = checksIntegrityOnOpen
             self.busyTimeout = busyTimeout
@@ -70,7 +89,8 @@ public final class Database: @unchecked Sendable {
     public struct OpenReport: Sendable {
         /// True when the file did not exist and was created.
         public var createdFile: Bool
-        /// The `user_version` found in the file before migrating (0 for a new file).
+        /// The `user_version` found in the file before migrating (0 for a new file), read inside the migration
+        /// transaction: the schema's version when another process migrated first.
         public var migratedFrom: Int
         /// The `user_version` after migrating: the schema's version.
         public var migratedTo: Int
@@ -94,6 +114,15 @@ public final class Database: @unchecked Sendable {
     /// Set by ``close()``; later accesses throw instead of touching a closed handle.
     private var isClosed = false
     private let connection: DatabaseConnection
+    /// The shared advisory lock on `<path>.lock`, held while the store is open (``StoreFileLock``).
+    private let fileLock: StoreFileLock?
+    /// Where the async accessors run SQLite work: off Swift's cooperative pool, one job at a time.
+    let queue: DispatchQueue
+    /// An executor over the store's queue, for an engine actor that calls the store synchronously
+    /// (``DatabaseExecutor``).
+    public let executor: DatabaseExecutor
+    /// Set on ``queue``, so tests can tell the work ran there.
+    static let queueKey = DispatchSpecificKey<Bool>()
 
     /// Opens (creating if needed) the store at `path`, migrating it to `schema`.
     ///
@@ -104,13 +133,18 @@ public final class Database: @unchecked Sendable {
     /// - Throws: ``StoreError/cannotOpen`` (missing directory, permissions), ``StoreError/busy`` (another
     ///   process holds the file), ``StoreError/migrationFailed`` when the migrations fail even on an empty
     ///   store (a bug in them), ``StoreError/wrongKey`` when the configuration's cipher is not the store's key
-    ///   (the file is left alone), ``StoreError/misuse`` for an invalid schema or an undeclared table, and other
+    ///   and ``StoreError/damagedKeyCheck`` when it is but the key-check record is damaged (the file is left
+    ///   alone either way), ``StoreError/misuse`` for an invalid schema or an undeclared table, and other
     ///   ``StoreError``s from SQLite. Corruption, a non-database file and a too-new schema do not throw: they
     ///   are recovered from and reported in ``openReport``.
     public init(path: String, schema: DatabaseSchema, configuration: Configuration = Configuration()) throws {
         try schema.validate()
         let opener = DatabaseOpener(path: path, schema: schema, configuration: configuration)
-        let (handle, report) = try opener.open()
+        let (handle, report, fileLock) = try opener.open()
+        self.fileLock = fileLock
+        self.queue = DispatchQueue(label: "tidings.store")
+        queue.setSpecific(key: Self.queueKey, value: true)
+        self.executor = DatabaseExecutor(queue: queue)
         self.path = path
         self.schema = schema
         self.openReport = report
@@ -133,6 +167,8 @@ public final class Database: @unchecked Sendable {
             connection.finalizeStatements()
             sqlite3_close_v2(connection.handle)
         }
+        // After the connection: the lock promises that no connection of this store has the file open.
+        fileLock?.release()
     }
 
     /// Closes the store now rather than when the last reference goes; later accesses throw
@@ -146,15 +182,16 @@ public final class Database: @unchecked Sendable {
         isClosed = true
         connection.finalizeStatements()
         sqlite3_close_v2(connection.handle)
+        fileLock?.release()
     }
 
-    /// Deletes a closed store's files: the database and its `-wal`, `-shm` and `-journal` (e.g. when an
-    /// account is removed). Missing files are not an error.
+    /// Deletes a closed store's files: the database and its `-wal`, `-shm`, `-journal` and `.lock` (e.g. when
+    /// an account is removed). Missing files are not an error.
     ///
     /// - Warning: Close every `Database` on `path` first; SQLite cannot protect a file deleted under it.
     /// - Throws: ``StoreError/io`` naming the file that could not be removed.
     public static func removeFiles(at path: String) throws {
-        for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
+        for file in [path, path + "-wal", path + "-shm", path + "-journal", path + ".lock"] {
             guard FileManager.default.fileExists(atPath: file) else { continue }
             do { try FileManager.default.removeItem(atPath: file) } catch {
                 throw StoreError(.io, message: "cannot remove \(file): \(error.localizedDescription)")

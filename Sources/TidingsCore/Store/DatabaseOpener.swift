@@ -28,16 +28,26 @@ struct DatabaseOpener {
         case replace(RecoveryReport.Reason)
     }
 
-    func open() throws -> (OpaquePointer, Database.OpenReport) {
+    /// Opens the file, replacing it when it must be; returns the handle, what happened, and the advisory lock
+    /// that the `Database` holds while it is open (`nil` in memory).
+    func open() throws -> (OpaquePointer, Database.OpenReport, StoreFileLock?) {
+        let lock = try isInMemory ? nil : StoreFileLock(databasePath: path)
+        if let lock { try setAsideOrphanedCompanions(lock) }
         let created = try isInMemory ? false : Self.createFileIfMissing(path)
         switch try attempt() {
         case .ready(let handle, let from):
             return (
                 handle,
-                Database.OpenReport(createdFile: created, migratedFrom: from, migratedTo: schema.version, recovery: nil)
+                Database.OpenReport(
+                    createdFile: created, migratedFrom: from, migratedTo: schema.version, recovery: nil),
+                lock
             )
         case .replace(let reason):
-            guard !isInMemory else { throw StoreError(.corrupt, message: "in-memory store failed to open: \(reason)") }
+            guard let lock else { throw StoreError(.corrupt, message: "in-memory store failed to open: \(reason)") }
+            // Only a file nobody else has open may be replaced: another process's connection would go on
+            // writing into the moved-aside file, or into the fresh one while its WAL is swapped underneath.
+            try lock.lockExclusively(databasePath: path)
+            defer { lock.lockShared() }
             let date = configuration.now()
             let movedTo = try Self.moveAside(path, date: date)
             logger.warning("store file replaced (\(reason)); the old file is at \(movedTo)")
@@ -46,13 +56,43 @@ struct DatabaseOpener {
                 throw StoreError(.corrupt, message: "a fresh store at \(path) failed its own checks")
             }
             let salvaged = salvage(from: movedTo, into: handle)
-            let recovery = RecoveryReport(reason: reason, movedTo: movedTo, date: date, salvaged: salvaged)
+            let recovery = RecoveryReport(
+                reason: reason, movedTo: movedTo, date: date, salvaged: salvaged.tables,
+                foreignKeyViolations: salvaged.foreignKeyViolations)
             return (
                 handle,
                 Database.OpenReport(
-                    createdFile: created, migratedFrom: 0, migratedTo: schema.version, recovery: recovery)
+                    createdFile: created, migratedFrom: 0, migratedTo: schema.version, recovery: recovery),
+                lock
             )
         }
+    }
+
+    /// A `-wal` (or `-journal`) with no database beside it is what a crash in the middle of ``moveAside(_:date:)``
+    /// leaves. SQLite would apply it to the fresh file; it is renamed to `<name>.orphaned-<timestamp>` instead,
+    /// never deleted (it may hold the only copy of the last commits). Done only when nobody else has the store
+    /// open; otherwise the file is left to the connection that has it.
+    private func setAsideOrphanedCompanions(_ lock: StoreFileLock) throws {
+        let manager = FileManager.default
+        guard !manager.fileExists(atPath: path),
+            manager.fileExists(atPath: path + "-wal") || manager.fileExists(atPath: path + "-journal")
+        else { return }
+        do { try lock.lockExclusively(databasePath: path) } catch StoreError.busy { return }
+        defer { lock.lockShared() }
+        guard !manager.fileExists(atPath: path) else { return }
+        let target = Self.uniqueName("\(path).orphaned-\(Self.timestamp(configuration.now()))")
+        for suffix in ["-wal", "-journal"] where manager.fileExists(atPath: path + suffix) {
+            guard rename(path + suffix, target + suffix) == 0 else {
+                throw StoreError(
+                    .io, message: "cannot move the orphaned \(path + suffix) aside: \(String(cString: strerror(errno)))"
+                )
+            }
+        }
+        // The -shm is only an index of the WAL, rebuilt from it; it holds no data of its own.
+        if manager.fileExists(atPath: path + "-shm"), rename(path + "-shm", target + "-shm") != 0 {
+            _ = unlink(path + "-shm")
+        }
+        logger.warning("a WAL without its database was moved to \(target)-wal")
     }
 
     // MARK: One attempt
@@ -75,16 +115,20 @@ struct DatabaseOpener {
                 Self.close(handle)
                 return .replace(.schemaTooNew(found: found, known: schema.version))
             }
+            var migratedFrom = found
             if found < schema.version {
-                if let failure = try migrate(db, from: found) {
+                switch try migrate(db, from: found) {
+                case .replace(let failure):
                     Self.close(handle)
                     return .replace(failure)
+                case .migrated(let from):
+                    migratedFrom = from
                 }
             } else {
                 try prepareMetadata(db)
             }
             try checkDeclaredTables(db)
-            return .ready(handle, migratedFrom: found)
+            return .ready(handle, migratedFrom: migratedFrom)
         } catch let error as StoreError where !isInMemory && (error == .notADatabase || error == .corrupt) {
             Self.close(handle)
             return .replace(error == .notADatabase ? .notADatabase(error.message) : .corrupt(error.message))
@@ -110,29 +154,67 @@ struct DatabaseOpener {
         }
         try db.execute("PRAGMA synchronous = NORMAL")
         try db.execute("PRAGMA foreign_keys = ON")
+        // The WAL is truncated back to the limit after each checkpoint, and checkpointed once it holds about
+        // that much, so its size stays near the limit however long the app runs (a reader that never ends
+        // still blocks checkpoints; transactions here are short).
+        let limit = max(configuration.walSizeLimit, 1)
+        let pageSize = max(try db.fetchOne(Int.self, "PRAGMA page_size") ?? 4096, 512)
+        try db.execute("PRAGMA journal_size_limit = \(limit)")
+        // Each WAL frame is a page plus a 24-byte header. Checkpointing before the WAL reaches the limit means
+        // the truncation only happens after a transaction larger than the limit, not on every cycle; 1000
+        // frames (SQLite's default cadence) at most, so a large limit does not make checkpoints rarer.
+        let frames = min(max(limit / (pageSize + 24), 1), 1000)
+        _ = try db.fetchOne(Int.self, "PRAGMA wal_autocheckpoint = \(frames)")
     }
 
     /// `nil` when the file passes `PRAGMA quick_check`, else SQLite's first complaint.
     ///
-    /// Damage can also make the check itself fail (a garbled record length gives SQLITE_TOOBIG, for
-    /// example): any failure that is not about the environment (busy, I/O, disk full, permissions) counts
-    /// as a complaint about the file.
+    /// Only damage counts as a complaint: the rows the check reports, and the check itself failing with
+    /// `SQLITE_CORRUPT`, `SQLITE_NOTADB` or `SQLITE_TOOBIG` (a record length garbled on disk). Contention
+    /// (`SQLITE_BUSY`, `SQLITE_LOCKED`, `SQLITE_PROTOCOL`, which another process's WAL checkpoint can cause)
+    /// is retried a few times and then thrown; anything else (out of memory, interruption, I/O) is thrown at
+    /// once. A thrown error leaves the file alone, since replacing a healthy file loses its disposable data and
+    /// races with the connection that caused the contention.
     private func quickCheck(_ db: DatabaseConnection) throws -> String? {
-        let lines: [String]
-        do {
-            lines = try db.fetchAll(String.self, "PRAGMA quick_check")
-        } catch let error as StoreError where !Self.isEnvironmental(error) {
-            return "quick_check failed: \(error.message)"
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                if let code = configuration.quickCheckFault?(attempt) {
+                    throw StoreError.fromSQLite(code, connection: nil, sql: "PRAGMA quick_check")
+                }
+                let lines = try db.fetchAll(String.self, "PRAGMA quick_check")
+                return lines == ["ok"] ? nil : (lines.first ?? "quick_check returned nothing")
+            } catch let error as StoreError {
+                let primary = (error.resultCode ?? 0) & 0xFF
+                switch primary {
+                case SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_TOOBIG:
+                    return "quick_check failed: \(error.message)"
+                case SQLITE_BUSY where attempt < Self.quickCheckAttempts,
+                    SQLITE_LOCKED where attempt < Self.quickCheckAttempts,
+                    SQLITE_PROTOCOL where attempt < Self.quickCheckAttempts:
+                    logger.notice("quick_check met contention (\(error.shortDescription)); trying again")
+                    continue
+                default:
+                    throw error
+                }
+            }
         }
-        return lines == ["ok"] ? nil : (lines.first ?? "quick_check returned nothing")
     }
 
+    /// How often `quick_check` runs before contention is reported as an error.
+    static let quickCheckAttempts = 3
+
     /// Runs the pending steps in one transaction. Returns a reason to replace the file when the steps fail on
-    /// this file's data but succeed on an empty store; throws when they fail on an empty store too (a bug).
-    private func migrate(_ db: DatabaseConnection, from found: Int) throws -> RecoveryReport.Reason? {
+    /// this file's data but succeed on an empty store, or the file is newer than the schema by the time the
+    /// lock is held; throws when the steps fail on an empty store too (a bug).
+    private func migrate(_ db: DatabaseConnection, from found: Int) throws -> MigrationOutcome {
         do {
-            try runMigrations(db, from: found)
-            return nil
+            // Another process may have migrated between reading `found` and taking the write lock: what counts
+            // is the version inside the transaction.
+            let current = try runMigrations(db, from: found)
+            if current > schema.version { return .replace(.schemaTooNew(found: current, known: schema.version)) }
+            return .migrated(from: current)
         } catch {
             // Only a step that fails on its own terms can justify replacing the file. A lock held elsewhere, a
             // full disk or an I/O error says nothing about the data: the file stays, the caller gets the error.
@@ -142,19 +224,26 @@ struct DatabaseOpener {
             }
             let failure = migrationError(error, version: stepError.version)
             logger.error(failure.message)
-            if isInMemory || found == 0 { throw failure }
+            if isInMemory || stepError.from == 0 { throw failure }
             // Would the steps work on an empty store? If not, replacing the file would not help.
             do {
                 let probe = try Self.openHandle(":memory:", flags: SQLITE_OPEN_READWRITE)
                 defer { Self.close(probe) }
                 let probeDB = DatabaseConnection(handle: probe)
                 defer { probeDB.finalizeStatements() }
-                try runMigrations(probeDB, from: 0)
+                _ = try runMigrations(probeDB, from: 0)
             } catch {
                 throw migrationError(error, version: failingVersion(error) ?? 1)
             }
-            return .migrationFailed(version: stepError.version, message: failure.message)
+            return .replace(.migrationFailed(version: stepError.version, message: failure.message))
         }
+    }
+
+    /// What ``migrate(_:from:)`` did: migrated from the version found inside its transaction (equal to the
+    /// schema's when another connection had already migrated), or found a reason to replace the file.
+    private enum MigrationOutcome {
+        case migrated(from: Int)
+        case replace(RecoveryReport.Reason)
     }
 
     /// Failures that come from the file's surroundings (locks, disk, permissions) or its damage, not from what
@@ -166,16 +255,31 @@ struct DatabaseOpener {
         }
     }
 
-    private func runMigrations(_ db: DatabaseConnection, from found: Int) throws {
+    /// Migrates from the `user_version` read inside the write transaction and returns it; `found` is only
+    /// what the caller saw before taking the lock. A file already at (or past) the schema's version is left
+    /// as it is.
+    private func runMigrations(_ db: DatabaseConnection, from found: Int) throws -> Int {
         try db.execute("BEGIN IMMEDIATE")
         do {
-            for migration in schema.migrations where migration.version > found {
-                do { try migration.body(db) } catch { throw MigrationStepError(version: migration.version, error) }
+            let current = try db.userVersion()
+            if current != found {
+                logger.info("another connection migrated the store from \(found) to \(current) meanwhile")
+            }
+            if current >= schema.version {
+                if current == schema.version { try prepareMetadata(db) }
+                try db.execute("COMMIT")
+                return current
+            }
+            for migration in schema.migrations where migration.version > current {
+                do { try migration.body(db) } catch {
+                    throw MigrationStepError(version: migration.version, from: current, error)
+                }
             }
             try prepareMetadata(db)
             // user_version cannot be bound as a parameter; the value is an Int from the schema, not input.
             try db.execute("PRAGMA user_version = \(schema.version)")
             try db.execute("COMMIT")
+            return current
         } catch {
             if db.isInTransaction { try? db.execute("ROLLBACK") }
             throw error
@@ -184,9 +288,12 @@ struct DatabaseOpener {
 
     private struct MigrationStepError: Error {
         let version: Int
+        /// The `user_version` the steps started from (read inside the transaction).
+        let from: Int
         let underlying: any Error
-        init(version: Int, _ underlying: any Error) {
+        init(version: Int, from: Int, _ underlying: any Error) {
             self.version = version
+            self.from = from
             self.underlying = underlying
         }
     }
@@ -228,20 +335,30 @@ struct DatabaseOpener {
         } catch StoreError.wrongKey {
             return "the old file was sealed with another key; nothing copied"
         } catch {
-            // An unreadable key check (damage) does not prove a different key: copy what can be read.
+            // A damaged or unreadable key check does not prove a different key: copy what can be read.
             return nil
         }
     }
 
+    /// What salvage did: one entry per durable table, and the fresh store's `foreign_key_check` findings.
+    struct Salvage {
+        var tables: [RecoveryReport.SalvagedTable]
+        var foreignKeyViolations: [RecoveryReport.ForeignKeyViolation]
+    }
+
     /// Copies the durable tables' readable rows from the moved-aside file into the fresh store.
-    private func salvage(from oldPath: String, into handle: OpaquePointer) -> [RecoveryReport.SalvagedTable] {
+    private func salvage(from oldPath: String, into handle: OpaquePointer) -> Salvage {
         let durable = schema.durableTables
-        guard !durable.isEmpty else { return [] }
+        guard !durable.isEmpty else { return Salvage(tables: [], foreignKeyViolations: []) }
         let old: OpaquePointer
         do {
             old = try Self.openHandle(oldPath, flags: SQLITE_OPEN_READONLY)
         } catch {
-            return durable.map { .init(table: $0, rowsCopied: 0, rowsRefused: 0, problem: "unreadable: \(error)") }
+            return Salvage(
+                tables: durable.map {
+                    .init(table: $0, rowsCopied: 0, rowsRefused: 0, problem: "unreadable: \(error)")
+                },
+                foreignKeyViolations: [])
         }
         defer { Self.close(old) }
         let source = DatabaseConnection(handle: old)
@@ -255,7 +372,9 @@ struct DatabaseOpener {
         // writable_schema is on. The connection is read-only, so this only lets the surviving pages be read.
         try? source.execute("PRAGMA writable_schema = ON")
         if let problem = refusesSalvage(from: source) {
-            return durable.map { .init(table: $0, rowsCopied: 0, rowsRefused: 0, problem: problem) }
+            return Salvage(
+                tables: durable.map { .init(table: $0, rowsCopied: 0, rowsRefused: 0, problem: problem) },
+                foreignKeyViolations: [])
         }
         // Parents and children are copied table by table; the fresh store checks references afterwards.
         try? target.execute("PRAGMA foreign_keys = OFF")
@@ -264,7 +383,25 @@ struct DatabaseOpener {
         for table in durable {
             results.append(copyTable(table, from: source, to: target))
         }
-        return results
+        return Salvage(tables: results, foreignKeyViolations: foreignKeyCheck(target))
+    }
+
+    /// Rows whose references point nowhere after salvage (a parent row lost to the damage). They are kept and
+    /// reported: deleting them would lose more of what only the device has.
+    private func foreignKeyCheck(_ target: DatabaseConnection) -> [RecoveryReport.ForeignKeyViolation] {
+        var found: [RecoveryReport.ForeignKeyViolation] = []
+        do {
+            try target.forEachRow("PRAGMA foreign_key_check") { row in
+                found.append(
+                    .init(
+                        table: try row[0], rowID: try row[1] as Int64?, parent: try row[2],
+                        constraintIndex: try row[3]))
+            }
+        } catch {
+            logger.error("foreign_key_check after salvage failed: \(error)")
+            found.append(.init(table: "", rowID: nil, parent: "", constraintIndex: -1))
+        }
+        return found
     }
 
     private func copyTable(
@@ -272,10 +409,18 @@ struct DatabaseOpener {
     ) -> RecoveryReport.SalvagedTable {
         var result = RecoveryReport.SalvagedTable(table: table, rowsCopied: 0, rowsRefused: 0, problem: nil)
         do {
-            guard try source.tableExists(table) else { return result }
+            // SQLite's names are case-insensitive: a table declared `Outbox` and created as `outbox` is the same.
+            guard
+                let sourceTable = try source.fetchOne(
+                    String.self,
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", [table])
+            else {
+                result.problem = "not found in the old file; nothing copied"
+                return result
+            }
             let wanted = try target.columnNames(of: table)
-            let available = Set(try source.columnNames(of: table))
-            let columns = wanted.filter { available.contains($0) }
+            let available = Set(try source.columnNames(of: sourceTable).map { $0.lowercased() })
+            let columns = wanted.filter { available.contains($0.lowercased()) }
             guard !columns.isEmpty else {
                 result.problem = "no column in common with the new schema"
                 return result
@@ -291,7 +436,8 @@ struct DatabaseOpener {
             var insertedRowIDs = Set<Int64>()
             var inserts = 0
             do {
-                try source.forEachRow("SELECT \(list) FROM \(quotedTable)") { row in
+                let quotedSource = "\"\(sourceTable.replacingOccurrences(of: "\"", with: "\"\""))\""
+                try source.forEachRow("SELECT \(list) FROM \(quotedSource)") { row in
                     do {
                         try target.execute(insert, row.values)
                         inserts += 1
@@ -364,29 +510,52 @@ struct DatabaseOpener {
     }
 
     /// Renames `path` and its `-wal`, `-shm` and `-journal` to `<path>.corrupt-<timestamp>[-n]`.
+    ///
+    /// The database goes first, then its companions. A crash in between leaves a `-wal` without a database,
+    /// which the next open sets aside (``setAsideOrphanedCompanions(_:)``) before SQLite could apply it to a
+    /// fresh file. A companion that cannot be renamed is never deleted (a WAL may hold commits not yet in the
+    /// database): everything moved so far is put back and the error thrown. Only the `-shm`, an index SQLite
+    /// rebuilds from the WAL, may be removed instead.
     static func moveAside(_ path: String, date: Date) throws -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        let base = "\(path).corrupt-\(formatter.string(from: date))"
-        var target = base
-        var counter = 1
-        while FileManager.default.fileExists(atPath: target) {
-            counter += 1
-            target = "\(base)-\(counter)"
-        }
+        let target = uniqueName("\(path).corrupt-\(timestamp(date))")
         guard rename(path, target) == 0 else {
             throw StoreError(
                 .cannotOpen, message: "cannot move \(path) aside: \(String(cString: strerror(errno)))")
         }
-        for suffix in ["-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
-            if rename(path + suffix, target + suffix) != 0 {
-                // A stale companion left behind would be applied to the fresh file: remove it instead.
-                _ = unlink(path + suffix)
+        var moved = [""]
+        for suffix in ["-wal", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            guard rename(path + suffix, target + suffix) == 0 else {
+                let failure = String(cString: strerror(errno))
+                for done in moved.reversed() { _ = rename(target + done, path + done) }
+                throw StoreError(.io, message: "cannot move \(path + suffix) aside (\(failure)); nothing was moved")
             }
+            moved.append(suffix)
+        }
+        if FileManager.default.fileExists(atPath: path + "-shm"), rename(path + "-shm", target + "-shm") != 0 {
+            _ = unlink(path + "-shm")
         }
         return target
+    }
+
+    /// `base`, or `base-2`, `base-3`… whichever does not exist yet.
+    static func uniqueName(_ base: String) -> String {
+        var target = base
+        var counter = 1
+        while FileManager.default.fileExists(atPath: target) || FileManager.default.fileExists(atPath: target + "-wal")
+        {
+            counter += 1
+            target = "\(base)-\(counter)"
+        }
+        return target
+    }
+
+    /// `yyyyMMddTHHmmssZ` in UTC, for the names of moved-aside files.
+    static func timestamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.string(from: date)
     }
 }
 

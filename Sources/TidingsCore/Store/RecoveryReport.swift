@@ -33,6 +33,19 @@ public struct RecoveryReport: Sendable, Equatable {
         public var isComplete: Bool { problem == nil && rowsRefused == 0 }
     }
 
+    /// A row of the fresh store whose reference points to no row, found by `PRAGMA foreign_key_check` after
+    /// salvage (typically a parent row lost to the damage). Such rows are kept, and listed here.
+    public struct ForeignKeyViolation: Sendable, Equatable {
+        /// The table of the row holding the reference.
+        public var table: String
+        /// That row's rowid (`nil` for a `WITHOUT ROWID` table).
+        public var rowID: Int64?
+        /// The table the reference points to.
+        public var parent: String
+        /// Which of the table's foreign keys it is (SQLite's `fkid`); -1 when the check itself failed.
+        public var constraintIndex: Int
+    }
+
     /// Why the file was replaced.
     public var reason: Reason
     /// The path the old database file was renamed to (`<name>.corrupt-<timestamp>`).
@@ -42,6 +55,14 @@ public struct RecoveryReport: Sendable, Equatable {
     /// One entry per durable table of the schema, in declaration order.
     public var salvaged: [SalvagedTable]
 
+    /// What `PRAGMA foreign_key_check` found in the fresh store after salvage; empty when every reference
+    /// holds.
+    public var foreignKeyViolations: [ForeignKeyViolation] = []
+
     /// True when every durable table was copied completely.
     public var keptAllDurableData: Bool { salvaged.allSatisfy(\.isComplete) }
+
+    /// The durable tables whose data was not all kept: not found or unreadable in the old file, stopped by
+    /// damage, or with rows refused. Their rows may still be rescued by hand from ``movedTo``.
+    public var tablesNotKept: [String] { salvaged.filter { !$0.isComplete }.map(\.table) }
 }

@@ -12,8 +12,8 @@ import CSQLite
 /// ```
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     enum Code: String, Sendable, Equatable {
-        case notADatabase, corrupt, busy, constraint, wrongKey, tampered, wrongRow, schemaTooNew, misuse
-        case typeMismatch, migrationFailed, readOnly, cannotOpen, io, full, sqlite
+        case notADatabase, corrupt, busy, constraint, wrongKey, damagedKeyCheck, tampered, wrongRow
+        case schemaTooNew, misuse, typeMismatch, migrationFailed, readOnly, cannotOpen, io, full, sqlite
     }
 
     let code: Code
@@ -45,12 +45,17 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let notADatabase = StoreError(.notADatabase)
     /// The database file is damaged (`SQLITE_CORRUPT` or a failed `PRAGMA quick_check`).
     public static let corrupt = StoreError(.corrupt)
-    /// Another connection held a lock for longer than the busy timeout.
+    /// Another connection held a lock for longer than the busy timeout; or, when opening, the file needs
+    /// replacing (it is damaged or too new) while another connection — in this process or another (the app,
+    /// its extension, the CLI) — has it open, so it was left alone. Retrying later is the remedy for both.
     public static let busy = StoreError(.busy)
     /// A `UNIQUE`, `NOT NULL`, `CHECK` or foreign-key constraint refused the change; nothing was written.
     public static let constraint = StoreError(.constraint)
     /// The key given to open an encrypted store is not the key it was created with.
     public static let wrongKey = StoreError(.wrongKey)
+    /// The store's key-check record is damaged, while the key is the store's (its key identifier matches): the
+    /// file was left alone; it is not a wrong passphrase.
+    public static let damagedKeyCheck = StoreError(.damagedKeyCheck)
     /// An encrypted value failed authentication: its bytes were changed after sealing.
     public static let tampered = StoreError(.tampered)
     /// An encrypted value was sealed for a different row or table than the one it was read from.

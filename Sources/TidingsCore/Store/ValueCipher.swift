@@ -1,8 +1,13 @@
 /// A `SealedValue` is an encrypted column value made by ``ValueCipher``; it is stored as a blob.
 ///
-/// Layout: a version byte (1), 8 bytes identifying the row it was sealed for, then AES-GCM's
+/// Layout: a format byte, 8 bytes identifying the row it was sealed for, then AES-GCM's
 /// `nonce ‖ ciphertext ‖ tag`. The row identifier only tells a misplaced value from a damaged one; the
 /// binding itself is enforced by the authenticated associated data.
+///
+/// Format 2 (written now) makes the row identifier an HMAC-SHA256 under a key derived from the store key, so
+/// someone holding the file cannot test guesses of row keys (phone numbers, message IDs) offline. Format 1
+/// (written before) used a plain SHA-256 of the place; such values still open, and are rewritten as format 2
+/// whenever the app seals them again.
 public struct SealedValue: Sendable, Equatable, DatabaseValueConvertible {
     /// The stored bytes.
     public let bytes: [UInt8]
@@ -19,7 +24,10 @@ public struct SealedValue: Sendable, Equatable, DatabaseValueConvertible {
         self.bytes = column.bytes
     }
 
-    static let version: UInt8 = 1
+    /// The format written now: keyed row tag, version in the associated data.
+    static let version: UInt8 = 2
+    /// The first format: unkeyed row tag; read, never written.
+    static let legacyVersion: UInt8 = 1
     static let bindingByteCount = 8
     static let overhead = 1 + bindingByteCount + AESGCM.nonceByteCount + AESGCM.tagByteCount
 }
@@ -44,6 +52,12 @@ public struct SealedValue: Sendable, Equatable, DatabaseValueConvertible {
 /// ```
 public struct ValueCipher: Sendable {
     private let key: SymmetricKey
+    /// The HMAC key of format-2 row tags, derived from `key` so the tag reveals nothing without it.
+    let rowTagKey: [UInt8]
+    /// `rowTagKey` padded to SHA-256's block and XORed with HMAC's inner and outer pads, computed once: a tag
+    /// then costs two plain hashes, as cheap as sealing needs (RFC 2104; equal to `HMACSHA256`).
+    private let innerPad: [UInt8]
+    private let outerPad: [UInt8]
 
     /// Creates a cipher for a 256-bit key.
     ///
@@ -53,6 +67,14 @@ public struct ValueCipher: Sendable {
             throw StoreError.misuse("ValueCipher needs a 256-bit key, got \(key.bitCount)")
         }
         self.key = key
+        // HKDF with a fixed label: a 256-bit key goes in, so this cannot fail; the fallback is unreachable.
+        self.rowTagKey =
+            (try? HKDF.deriveKey(
+                inputKeyMaterial: key.bytes, info: Array("tidings.sealed.row-tag".utf8), outputByteCount: 32))
+            ?? SHA256.hash(key.bytes + Array("tidings.sealed.row-tag".utf8))
+        let block = rowTagKey + [UInt8](repeating: 0, count: 64 - rowTagKey.count)
+        self.innerPad = block.map { $0 ^ 0x36 }
+        self.outerPad = block.map { $0 ^ 0x5C }
     }
 
     /// Encrypts `plaintext` for the value at (`table`, `column`, `rowID`).
@@ -63,10 +85,11 @@ public struct ValueCipher: Sendable {
     public func seal(
         _ plaintext: [UInt8], table: String, column: String, rowID: some DatabaseValueConvertible
     ) throws -> SealedValue {
-        let binding = Self.associatedData(table: table, column: column, rowID: rowID.databaseValue)
+        let binding = Self.associatedData(
+            version: SealedValue.version, table: table, column: column, rowID: rowID.databaseValue)
         do {
             let box = try AESGCM.sealCombined(plaintext, key: key, authenticating: binding)
-            return SealedValue(bytes: [SealedValue.version] + Self.bindingTag(binding) + box)
+            return SealedValue(bytes: [SealedValue.version] + bindingTag(binding, version: SealedValue.version) + box)
         } catch {
             throw StoreError(.misuse, message: "sealing failed: \(error)")
         }
@@ -81,13 +104,16 @@ public struct ValueCipher: Sendable {
         _ sealed: SealedValue, table: String, column: String, rowID: some DatabaseValueConvertible
     ) throws -> [UInt8] {
         let bytes = sealed.bytes
-        guard bytes.count >= SealedValue.overhead, bytes[0] == SealedValue.version else {
+        guard bytes.count >= SealedValue.overhead,
+            bytes[0] == SealedValue.version || bytes[0] == SealedValue.legacyVersion
+        else {
             throw StoreError(
                 .tampered, message: "sealed value in \(table).\(column) is malformed (\(bytes.count) bytes)")
         }
-        let binding = Self.associatedData(table: table, column: column, rowID: rowID.databaseValue)
+        let version = bytes[0]
+        let binding = Self.associatedData(version: version, table: table, column: column, rowID: rowID.databaseValue)
         let tagEnd = 1 + SealedValue.bindingByteCount
-        guard Array(bytes[1..<tagEnd]) == Self.bindingTag(binding) else {
+        guard Array(bytes[1..<tagEnd]) == bindingTag(binding, version: version) else {
             throw StoreError(.wrongRow, message: "sealed value in \(table).\(column) was sealed for another row")
         }
         do {
@@ -112,8 +138,9 @@ public struct ValueCipher: Sendable {
     }
 
     /// An unambiguous encoding of the value's place: length-prefixed parts, and the row key with its type.
-    static func associatedData(table: String, column: String, rowID: DatabaseValue) -> [UInt8] {
-        var data = Array("tidings.sealed.v1".utf8)
+    /// The format is part of it, so a format-2 value relabelled as format 1 does not open.
+    static func associatedData(version: UInt8, table: String, column: String, rowID: DatabaseValue) -> [UInt8] {
+        var data = Array((version == SealedValue.legacyVersion ? "tidings.sealed.v1" : "tidings.sealed.v2").utf8)
         func append(_ part: [UInt8]) {
             withUnsafeBytes(of: UInt32(part.count).bigEndian) { data.append(contentsOf: $0) }
             data.append(contentsOf: part)
@@ -130,14 +157,19 @@ public struct ValueCipher: Sendable {
         return data
     }
 
-    static func bindingTag(_ associatedData: [UInt8]) -> [UInt8] {
-        Array(SHA256.hash(associatedData).prefix(SealedValue.bindingByteCount))
+    /// The row tag: keyed for format 2; a plain hash for format 1, kept only to read old values.
+    func bindingTag(_ associatedData: [UInt8], version: UInt8) -> [UInt8] {
+        let digest =
+            version == SealedValue.legacyVersion
+            ? SHA256.hash(associatedData) : SHA256.hash(outerPad + SHA256.hash(innerPad + associatedData))
+        return Array(digest.prefix(SealedValue.bindingByteCount))
     }
 
     // MARK: Key check
 
     static let metadataTable = "tidings_meta"
     private static let keyCheckName = "key_check"
+    private static let keyIDName = "key_id"
     private static let keyCheckPlaintext = Array("tidings key check v1".utf8)
 
     /// A value sealed at the store's first open with a cipher; opening it later proves the key.
@@ -145,26 +177,60 @@ public struct ValueCipher: Sendable {
         try seal(Self.keyCheckPlaintext, table: Self.metadataTable, column: "value", rowID: Self.keyCheckName)
     }
 
-    /// Throws ``StoreError/wrongKey`` unless the store's key check opens with this key. No check: no error.
+    /// 16 bytes that identify the key without revealing it (an HMAC under a derived key). Stored beside the
+    /// key check, it tells a damaged key check (the identifier matches) from a wrong key (it does not).
+    var keyIdentifier: [UInt8] {
+        Array(HMACSHA256.authenticationCode(for: Array("tidings key id v1".utf8), key: rowTagKey).prefix(16))
+    }
+
+    /// Checks the store's key check against this key. No key check: no error.
+    ///
+    /// - Throws: ``StoreError/wrongKey`` when the key check does not open and the stored key identifier is
+    ///   another key's (or, in a store written before identifiers, absent: then the two cannot be told apart);
+    ///   ``StoreError/damagedKeyCheck`` when it does not open, or is malformed, while the identifier is this
+    ///   key's.
     func verifyKey(in db: DatabaseConnection) throws {
         guard try db.tableExists(Self.metadataTable),
             let stored = try db.fetchOne(
                 SealedValue.self, "SELECT value FROM tidings_meta WHERE name = ?", [Self.keyCheckName])
         else { return }
+        let malformed =
+            stored.bytes.count < SealedValue.overhead
+            || (stored.bytes[0] != SealedValue.version && stored.bytes[0] != SealedValue.legacyVersion)
         let opened: [UInt8]
         do {
             opened = try open(stored, table: Self.metadataTable, column: "value", rowID: Self.keyCheckName)
-        } catch StoreError.tampered {
-            throw StoreError(.wrongKey, message: "the store was created with another key")
+        } catch let error as StoreError where error == .tampered || error == .wrongRow {
+            throw try keyCheckFailure(db, malformed: malformed)
         }
         guard opened == Self.keyCheckPlaintext else {
-            throw StoreError(.wrongKey, message: "the store's key check does not match")
+            throw try keyCheckFailure(db, malformed: true)
         }
     }
 
-    /// Records the key check when the store has none yet.
+    /// Why the key check did not open: decided by the stored key identifier.
+    private func keyCheckFailure(_ db: DatabaseConnection, malformed: Bool) throws -> StoreError {
+        let storedID = try? db.fetchOne(
+            [UInt8].self, "SELECT value FROM tidings_meta WHERE name = ?", [Self.keyIDName])
+        if let storedID {
+            guard constantTimeEqual(storedID, keyIdentifier) else {
+                return StoreError(.wrongKey, message: "the store was created with another key")
+            }
+            return StoreError(
+                .damagedKeyCheck, message: "the store's key check is damaged; the key is the right one")
+        }
+        // No identifier (a store from before they were recorded): a malformed record cannot come from another
+        // key, but one that fails authentication could be either, and the safe answer leaves the file alone.
+        return malformed
+            ? StoreError(.damagedKeyCheck, message: "the store's key check is malformed")
+            : StoreError(.wrongKey, message: "the store was created with another key (or its key check is damaged)")
+    }
+
+    /// Records the key check and the key identifier when the store has none yet.
     func recordKey(in db: DatabaseConnection) throws {
         try db.execute(
             "INSERT OR IGNORE INTO tidings_meta(name, value) VALUES (?, ?)", [Self.keyCheckName, try makeKeyCheck()])
+        try db.execute(
+            "INSERT OR IGNORE INTO tidings_meta(name, value) VALUES (?, ?)", [Self.keyIDName, keyIdentifier])
     }
 }

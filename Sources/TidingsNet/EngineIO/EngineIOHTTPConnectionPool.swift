@@ -376,7 +376,8 @@ final class HTTPStream: @unchecked Sendable {
                 while try await readLine() != "" {}
                 return body
             }
-            guard body.count + size <= maximumBodySize else {
+            // Compared as a difference: `body.count + size` could overflow for a size near Int.max.
+            guard size <= maximumBodySize - body.count else {
                 throw EngineIOError(.transportFailed, "chunked response body is too large")
             }
             body += try await readExactly(size)

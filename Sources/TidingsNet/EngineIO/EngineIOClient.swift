@@ -49,8 +49,12 @@ public actor EngineIOClient: EngineIOSession {
         public var headers: [String: String]
         /// Extra query parameters.
         public var query: [String: String]
-        /// How long the handshake and the upgrade probe may take.
+        /// How long the handshake (connecting included) and the upgrade probe may take; a server
+        /// that does not answer in time fails the handshake with ``EngineIOError/timedOut``.
         public var timeout: Duration
+        /// The most packets one polling response may hold; a larger body fails the session with
+        /// ``EngineIOError/tooManyPackets`` instead of expanding into millions of packets.
+        public var maximumPacketsPerPoll: Int
 
         /// A configuration with the defaults of the JavaScript client.
         public init(
@@ -60,8 +64,10 @@ public actor EngineIOClient: EngineIOSession {
             version: EngineIOVersion = .v4,
             headers: [String: String] = [:],
             query: [String: String] = [:],
-            timeout: Duration = .seconds(20)
+            timeout: Duration = .seconds(20),
+            maximumPacketsPerPoll: Int = 10_000
         ) {
+            self.maximumPacketsPerPoll = max(1, maximumPacketsPerPoll)
             self.url = url
             self.path = path
             self.transports = transports
@@ -139,11 +145,32 @@ public actor EngineIOClient: EngineIOSession {
         http: any EngineIOPollingHTTP,
         webSocketFactory: any EngineIOWebSocketFactory
     ) async throws -> EngineIOClient {
+        do {
+            return try await handshake(
+                configuration: configuration, clock: clock, http: http, webSocketFactory: webSocketFactory)
+        } catch _ where Task.isCancelled {
+            throw CancellationError()
+        }
+    }
+
+    /// The handshake over the first transport, bounded as a whole by the configured timeout.
+    private static func handshake(
+        configuration: Configuration,
+        clock: any Clock<Duration>,
+        http: any EngineIOPollingHTTP,
+        webSocketFactory: any EngineIOWebSocketFactory
+    ) async throws -> EngineIOClient {
+        let timedOut: @Sendable () -> any Error = {
+            EngineIOError(.timedOut, "no handshake within \(configuration.timeout)")
+        }
         switch configuration.transports {
         case .polling, .pollingThenWebSocket:
             let url = endpoint(configuration, transport: "polling", sid: nil)
-            let body = try await http.get(url, headers: configuration.headers)
-            let packets = try EngineIOPayload.decode(body, version: configuration.version)
+            let body = try await withTimeout(configuration.timeout, clock: clock, timeoutError: timedOut) {
+                try await http.get(url, headers: configuration.headers)
+            }
+            let packets = try EngineIOPayload.decode(
+                body, version: configuration.version, maximumPackets: configuration.maximumPacketsPerPoll)
             guard let open = packets.first, open.kind == .open else {
                 throw EngineIOError(.handshakeFailed, "the first polling response is not an open packet")
             }
@@ -154,34 +181,49 @@ public actor EngineIOClient: EngineIOSession {
             await client.startPolling(leftovers: Array(packets.dropFirst()))
             return client
         case .webSocket:
-            let url = endpoint(configuration, transport: "websocket", sid: nil)
-            let socket = try await webSocketFactory.connect(to: url, headers: configuration.headers)
-            var iterator = socket.frames.makeAsyncIterator()
-            let first: EngineIOFrame?
-            do {
-                first = try await iterator.next()
-            } catch {
-                await socket.close()
-                throw EngineIOError(.handshakeFailed, "the WebSocket failed before the open packet: \(error)")
-            }
-            guard let first, let open = try? EngineIOPacket.decode(first, version: configuration.version),
-                open.kind == .open
-            else {
-                await socket.close()
-                throw EngineIOError(.handshakeFailed, "the first WebSocket message is not an open packet")
-            }
-            let handshake: EngineIOHandshake
-            do {
-                handshake = try EngineIOHandshake(json: open.text)
-            } catch {
-                await socket.close()
-                throw error
+            let opened = try await withTimeout(configuration.timeout, clock: clock, timeoutError: timedOut) {
+                try await openWebSocket(configuration: configuration, factory: webSocketFactory)
             }
             let client = EngineIOClient(
                 configuration: configuration, clock: clock, http: http, webSocketFactory: webSocketFactory,
-                handshake: handshake)
-            await client.startWebSocket(socket, iterator: iterator)
+                handshake: opened.handshake)
+            await client.startWebSocket(opened.socket, iterator: opened.frames.iterator)
             return client
+        }
+    }
+
+    /// A WebSocket whose first message, the `open` packet, was read.
+    private struct OpenedWebSocket: Sendable {
+        var socket: any EngineIOWebSocket
+        var frames: FrameIteratorBox
+        var handshake: EngineIOHandshake
+    }
+
+    /// Connects and reads the `open` packet; on any failure (cancellation by the timeout included)
+    /// the socket is released in the background, so a silent server cannot delay the error.
+    private static func openWebSocket(
+        configuration: Configuration, factory: any EngineIOWebSocketFactory
+    ) async throws -> OpenedWebSocket {
+        let url = endpoint(configuration, transport: "websocket", sid: nil)
+        let socket = try await factory.connect(to: url, headers: configuration.headers)
+        let frames = FrameIteratorBox(socket.frames.makeAsyncIterator())
+        do {
+            let first: EngineIOFrame?
+            do {
+                first = try await frames.iterator.next()
+            } catch {
+                throw EngineIOError(.handshakeFailed, "the WebSocket failed before the open packet: \(error)")
+            }
+            try Task.checkCancellation()
+            guard let first, let open = try? EngineIOPacket.decode(first, version: configuration.version),
+                open.kind == .open
+            else {
+                throw EngineIOError(.handshakeFailed, "the first WebSocket message is not an open packet")
+            }
+            return OpenedWebSocket(socket: socket, frames: frames, handshake: try EngineIOHandshake(json: open.text))
+        } catch {
+            Task { await socket.close() }
+            throw error
         }
     }
 
@@ -302,13 +344,14 @@ public actor EngineIOClient: EngineIOSession {
         let url = pollingURL
         let headers = configuration.headers
         let version = configuration.version
+        let maximumPackets = configuration.maximumPacketsPerPoll
         let continuation = self.continuation
         // Runs off the actor: messages go straight to the stream; only control packets hop over.
         pollTask = Task.detached {
             while await self.shouldKeepPolling() {
                 do {
                     let body = try await http.get(url, headers: headers)
-                    for packet in try EngineIOPayload.decode(body, version: version) {
+                    for packet in try EngineIOPayload.decode(body, version: version, maximumPackets: maximumPackets) {
                         if packet.kind == .message {
                             continuation.yield(packet.body)
                         } else {
@@ -506,6 +549,17 @@ public actor EngineIOClient: EngineIOSession {
             Task { await socket.close() }
         }
         continuation.finish(throwing: error)
+    }
+}
+
+/// Holds the frame iterator of a WebSocket while it passes from the handshake to the reader task.
+///
+/// Only one task uses it at a time: the handshake, then (after it returned) the reader.
+final class FrameIteratorBox: @unchecked Sendable {
+    var iterator: AsyncThrowingStream<EngineIOFrame, any Error>.AsyncIterator
+
+    init(_ iterator: AsyncThrowingStream<EngineIOFrame, any Error>.AsyncIterator) {
+        self.iterator = iterator
     }
 }
 

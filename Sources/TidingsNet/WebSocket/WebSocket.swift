@@ -44,7 +44,8 @@ public final class WebSocket: Sendable {
         public var pingInterval: Duration?
         /// How long after our ping a pong may take before the peer is declared dead.
         public var pongTimeout: Duration
-        /// How long ``WebSocket/close(code:reason:)`` waits for the server's close frame.
+        /// How long ``WebSocket/close(code:reason:)`` may take: sending our close frame (even to a peer
+        /// that stopped reading) and waiting for the server's.
         public var closeTimeout: Duration
         /// Trust settings for `wss://`.
         public var tls: TLSConfiguration
@@ -216,4 +217,7 @@ public final class WebSocket: Sendable {
 
     /// The code and reason of the close frame the server sent, once the connection closed with one.
     public var closeStatus: (code: WebSocketCloseCode, reason: String)? { core.closeStatus }
+
+    /// Bytes queued and not yet handed to the transport, and whether a transport write is running.
+    var outgoingState: (queuedBytes: Int, writing: Bool) { core.outgoingState }
 }

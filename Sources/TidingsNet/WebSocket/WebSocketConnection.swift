@@ -56,6 +56,12 @@ final class WebSocketConnection: Sendable {
 
     var closeStatus: (code: WebSocketCloseCode, reason: String)? { state.withLock { $0.closeStatus } }
 
+    /// Bytes queued and not yet handed to the transport, and whether a transport write is running
+    /// (for tests of stuck writes).
+    var outgoingState: (queuedBytes: Int, writing: Bool) {
+        outbox.withLock { ($0.pending.count, $0.writerActive) }
+    }
+
     /// Starts the reader (fed first with bytes that arrived with the handshake) and the pinger.
     func start(leftover: [UInt8]) {
         var tasks = [Task { await self.readLoop(leftover: leftover) }]
@@ -153,7 +159,9 @@ final class WebSocketConnection: Sendable {
             guard open else { return }
             let pongDeadline = nextPing.advanced(by: configuration.pongTimeout)
             let payload = (0..<8).map { UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64($0))) }
-            do { try await write(WebSocketFrame(opcode: .ping, payload: payload)) } catch { return }
+            // Queued without waiting even when the outbox is full: a ping stuck behind a write the
+            // peer does not take must still count towards the pong deadline.
+            do { try await write(WebSocketFrame(opcode: .ping, payload: payload), neverWait: true) } catch { return }
             do { try await clock.sleep(until: pongDeadline, tolerance: nil) } catch { return }
             let missed = state.withLock { $0.pongPending && $0.phase != .finished }
             if missed {
@@ -171,12 +179,13 @@ final class WebSocketConnection: Sendable {
     /// Queues `frame` behind every frame queued before it.
     ///
     /// Returns once the frame is queued, or once it is written when `waitUntilWritten` is set or the
-    /// queue is over ``outboxHighWaterMark``. Throws `connectionLost` when an earlier write failed
+    /// queue is over ``outboxHighWaterMark`` (unless `neverWait` is set). Throws `connectionLost` when an earlier write failed
     /// (or this one did, when waiting).
-    private func write(_ frame: WebSocketFrame, waitUntilWritten: Bool = false) async throws {
+    private func write(_ frame: WebSocketFrame, waitUntilWritten: Bool = false, neverWait: Bool = false) async throws {
         let mustWait =
-            waitUntilWritten
-            || outbox.withLock { $0.pending.count + frame.payload.count >= Self.outboxHighWaterMark }
+            !neverWait
+            && (waitUntilWritten
+                || outbox.withLock { $0.pending.count + frame.payload.count >= Self.outboxHighWaterMark })
         guard mustWait else {
             let (failure, startWriter) = outbox.withLock { box -> (WebSocketError?, Bool) in
                 if let failure = box.failure { return (failure, false) }
@@ -263,6 +272,18 @@ final class WebSocketConnection: Sendable {
     }
 
     func close(code: WebSocketCloseCode, reason: String) async {
+        // One deadline for sending our close frame and receiving the server's: a peer that stopped
+        // reading (full send buffer) must not hold `close()` any longer than one that stopped writing.
+        // The timer ends the connection, which fails a stuck write and wakes the waits below.
+        let timeout = configuration.closeTimeout
+        let clock = configuration.clock
+        let logger = self.logger
+        let timer = Task {
+            do { try await clock.sleep(for: timeout) } catch { return }
+            logger.notice("the close handshake did not finish within \(timeout)")
+            self.finish(nil)
+        }
+        defer { timer.cancel() }
         if beginClose() {
             let frame =
                 code.isValidOnWire ? WebSocketFrame.close(code: code, reason: reason) : .close(code: .normalClosure)
@@ -271,15 +292,7 @@ final class WebSocketConnection: Sendable {
                 return
             }
         }
-        do {
-            try await withTimeout(
-                configuration.closeTimeout, clock: configuration.clock, timeoutError: { CancellationError() }
-            ) {
-                await self.waitUntilFinished()
-            }
-        } catch {
-            logger.notice("no close frame from the server within \(configuration.closeTimeout)")
-        }
+        await waitUntilFinished()
         finish(nil)
     }
 

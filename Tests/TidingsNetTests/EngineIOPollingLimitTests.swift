@@ -38,3 +38,96 @@ import Testing
         try await server.value
     }
 }
+
+/// A polling POST is repeated only when it certainly did not reach the server.
+@Suite(.timeLimit(.minutes(1))) struct EngineIOPollingRetryTests {
+    /// Counts requests; the first connection answers one POST then drops the next one unanswered,
+    /// every later connection answers `dup` (which only a retried POST would ever see).
+    final class DroppingServer: Sendable {
+        let listener: TCPListener
+        let requests = Locked<[String]>([])
+        let task: Task<Void, Never>
+
+        init() throws {
+            let listener = try TCPListener.bind()
+            self.listener = listener
+            let requests = self.requests
+            task = Task {
+                guard let first = try? await listener.accept() else { return }
+                if let request = try? await EngineIOHTTPConnectionPoolTests.readRequest(first) {
+                    requests.withLock { $0.append(request) }
+                    try? await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8))
+                }
+                if let request = try? await EngineIOHTTPConnectionPoolTests.readRequest(first) {
+                    requests.withLock { $0.append(request) }
+                }
+                first.close()
+                while let next = try? await listener.accept() {
+                    if let request = try? await EngineIOHTTPConnectionPoolTests.readRequest(next) {
+                        requests.withLock { $0.append(request) }
+                        try? await next.write(
+                            Array("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\ndup".utf8))
+                    }
+                    next.close()
+                }
+            }
+        }
+
+        func stop() {
+            task.cancel()
+            listener.close()
+        }
+    }
+
+    @Test func aPostLostAfterItWasSentIsNotRetried() async throws {
+        let server = try DroppingServer()
+        defer { server.stop() }
+        let pool = EngineIOHTTPConnectionPool()
+        let url = URL(string: "http://127.0.0.1:\(server.listener.port)/socket.io/")!
+        #expect(try await pool.post(url, body: Array("4a".utf8), headers: [:]) == Array("ok".utf8))
+        await #expect(throws: EngineIOError.transportFailed) {
+            _ = try await pool.post(url, body: Array("4b".utf8), headers: [:])
+        }
+        #expect(server.requests.withLock { $0.filter { $0.hasSuffix("4b") }.count } == 1)
+    }
+
+    @Test func aGetLostOnAReusedConnectionIsRetried() async throws {
+        let server = try DroppingServer()
+        defer { server.stop() }
+        let pool = EngineIOHTTPConnectionPool()
+        let url = URL(string: "http://127.0.0.1:\(server.listener.port)/socket.io/")!
+        #expect(try await pool.get(url, headers: [:]) == Array("ok".utf8))
+        #expect(try await pool.get(url, headers: [:]) == Array("dup".utf8))
+    }
+
+    @Test func anIdleConnectionTheServerClosedIsNotUsedForAPost() async throws {
+        let listener = try TCPListener.bind()
+        defer { listener.close() }
+        let closed = AsyncStream.makeStream(of: Void.self)
+        let server = Task {
+            let first = try await listener.accept()
+            _ = try await EngineIOHTTPConnectionPoolTests.readRequest(first)
+            try await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8))
+            first.close()
+            closed.continuation.yield()
+            let second = try await listener.accept()
+            let request = try await EngineIOHTTPConnectionPoolTests.readRequest(second)
+            try await second.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nfresh".utf8))
+            second.close()
+            return request
+        }
+        let pool = EngineIOHTTPConnectionPool()
+        let url = URL(string: "http://127.0.0.1:\(listener.port)/socket.io/")!
+        #expect(try await pool.post(url, body: Array("4a".utf8), headers: [:]) == Array("ok".utf8))
+        var signals = closed.stream.makeAsyncIterator()
+        _ = await signals.next()
+        // The server's FIN is on its way over loopback; the pool must notice it before sending.
+        var idleLooksClosed = false
+        while !idleLooksClosed {
+            idleLooksClosed = pool.idleConnectionsLookClosed(for: url)
+            await Task.yield()
+        }
+        #expect(try await pool.post(url, body: Array("4b".utf8), headers: [:]) == Array("fresh".utf8))
+        #expect(try await server.value.hasSuffix("4b"))
+    }
+}

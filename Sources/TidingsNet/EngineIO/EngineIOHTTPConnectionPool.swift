@@ -108,8 +108,10 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
             } catch _ where Task.isCancelled {
                 stream.connection.close()
                 throw CancellationError()
-            } catch let error as HTTPStream.StaleConnection where isReused {
-                // The server closed the idle connection before reading our request: retry on a new one.
+            } catch let error as HTTPStream.StaleConnection where isReused && method != "POST" {
+                // The server closed the idle connection before answering: a GET is safe to repeat on a
+                // new one. A POST is not (its packets may have reached the server and would arrive
+                // twice); `takeIdle` already dropped connections seen closed before it was sent.
                 _ = error
                 stream.connection.close()
                 continue
@@ -167,8 +169,25 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
         }
     }
 
+    /// Whether the pool holds idle connections to `url`'s origin and all of them look closed (tests
+    /// wait for this before checking that a closed connection is not used).
+    func idleConnectionsLookClosed(for url: URL) -> Bool {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let key = "\(scheme)://\(url.host ?? ""):\(url.port ?? (scheme == "https" ? 443 : 80))"
+        return lock.withLock {
+            guard let streams = idle[key], !streams.isEmpty else { return false }
+            return streams.allSatisfy(\.isUnusableWhileIdle)
+        }
+    }
+
+    /// The most recently used idle connection to `key` that still looks usable; the others found on
+    /// the way are closed.
     private func takeIdle(_ key: String) -> HTTPStream? {
-        lock.withLock { idle[key]?.popLast() }
+        while let stream = lock.withLock({ idle[key]?.popLast() }) {
+            guard stream.isUnusableWhileIdle else { return stream }
+            stream.connection.close()
+        }
+        return nil
     }
 
     private func putIdle(_ key: String, _ stream: HTTPStream) {
@@ -250,6 +269,12 @@ final class HTTPStream: @unchecked Sendable {
 
     init(_ connection: any ByteStream) {
         self.connection = connection
+    }
+
+    /// Whether the idle connection was closed by the server (or got unexpected bytes); only plain
+    /// TCP can be checked without a read, so a TLS connection always looks usable.
+    var isUnusableWhileIdle: Bool {
+        available > 0 || (connection as? TCPConnection)?.isUnusableWhileIdle() == true
     }
 
     func exchange(_ request: [UInt8], maximumBodySize: Int) async throws -> Response {

@@ -198,6 +198,21 @@ public final class TCPConnection: ByteStream, @unchecked Sendable {
 
     /// Closes the connection; pending reads and writes fail with ``TransportError/Kind/closed``.
     public func close() { channel.close() }
+
+    /// Whether an idle connection can no longer carry a request: the peer closed or reset it, or
+    /// sent bytes nobody asked for. Checked without waiting and without consuming anything.
+    func isUnusableWhileIdle() -> Bool {
+        let unusable = try? channel.withDescriptor(operation: "peek") { descriptor -> Bool in
+            var byte: UInt8 = 0
+            let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+            if count < 0 {
+                let code = errno
+                return !(code == EAGAIN || code == EWOULDBLOCK || code == EINTR)
+            }
+            return true
+        }
+        return unusable ?? true
+    }
 }
 
 /// One resolved socket address.

@@ -52,6 +52,13 @@ public actor EngineIOClient: EngineIOSession {
         /// How long the handshake (connecting included) and the upgrade probe may take; a server
         /// that does not answer in time fails the handshake with ``EngineIOError/timedOut``.
         public var timeout: Duration
+        /// How many received messages may wait for the consumer of ``EngineIOClient/messages``.
+        ///
+        /// Back-pressure: with this many waiting, the client stops polling (or reading its WebSocket)
+        /// until the consumer takes one, so a fast server cannot fill memory. Pings wait too: a consumer
+        /// stalled longer than the server's `pingInterval + pingTimeout` loses the session with
+        /// ``EngineIOError/heartbeatTimeout``.
+        public var maximumBufferedMessages: Int
         /// The most packets one polling response may hold; a larger body fails the session with
         /// ``EngineIOError/tooManyPackets`` instead of expanding into millions of packets.
         public var maximumPacketsPerPoll: Int
@@ -65,8 +72,10 @@ public actor EngineIOClient: EngineIOSession {
             headers: [String: String] = [:],
             query: [String: String] = [:],
             timeout: Duration = .seconds(20),
-            maximumPacketsPerPoll: Int = 10_000
+            maximumPacketsPerPoll: Int = 10_000,
+            maximumBufferedMessages: Int = 1_024
         ) {
+            self.maximumBufferedMessages = max(1, maximumBufferedMessages)
             self.maximumPacketsPerPoll = max(1, maximumPacketsPerPoll)
             self.url = url
             self.path = path
@@ -87,7 +96,8 @@ public actor EngineIOClient: EngineIOSession {
     private let clock: any Clock<Duration>
     private let http: any EngineIOPollingHTTP
     private let webSocketFactory: any EngineIOWebSocketFactory
-    private let continuation: AsyncThrowingStream<EngineIOPacket.Body, any Error>.Continuation
+    /// Received messages on their way to the consumer; full, it holds the readers (back-pressure).
+    private let incoming: BackPressureQueue<EngineIOPacket.Body>
 
     private var webSocket: (any EngineIOWebSocket)?
     /// Packets waiting to go out; filled from any thread by the nonisolated ``send(_:)``.
@@ -109,6 +119,9 @@ public actor EngineIOClient: EngineIOSession {
     /// The polling endpoint of this session, built once.
     private let pollingURL: URL
 
+    /// Received messages waiting for the consumer of ``messages`` now, and the most that ever waited.
+    nonisolated var bufferedMessages: (count: Int, peak: Int) { (incoming.count, incoming.peakCount) }
+
     /// The transport carrying the session now.
     public var activeTransport: ActiveTransport { webSocket == nil ? .polling : .webSocket }
 
@@ -125,7 +138,8 @@ public actor EngineIOClient: EngineIOSession {
         self.webSocketFactory = webSocketFactory
         self.handshake = handshake
         self.pollingURL = Self.endpoint(configuration, transport: "polling", sid: handshake.sid)
-        (messages, continuation) = AsyncThrowingStream.makeStream(of: EngineIOPacket.Body.self)
+        incoming = BackPressureQueue(limit: configuration.maximumBufferedMessages)
+        messages = incoming.makeStream()
         (wakeups, wakeWriter) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -316,7 +330,8 @@ public actor EngineIOClient: EngineIOSession {
         guard !isClosed else { return }
         switch packet.kind {
         case .message:
-            continuation.yield(packet.body)
+            // Only leftovers of the handshake response come this way; the readers push with waiting.
+            incoming.enqueue(packet.body)
         case .ping:
             enqueue(EngineIOPacket(.pong, packet.body))
             if configuration.version == .v4 { armHeartbeat() }
@@ -345,7 +360,7 @@ public actor EngineIOClient: EngineIOSession {
         let headers = configuration.headers
         let version = configuration.version
         let maximumPackets = configuration.maximumPacketsPerPoll
-        let continuation = self.continuation
+        let incoming = self.incoming
         // Runs off the actor: messages go straight to the stream; only control packets hop over.
         pollTask = Task.detached {
             while await self.shouldKeepPolling() {
@@ -353,7 +368,7 @@ public actor EngineIOClient: EngineIOSession {
                     let body = try await http.get(url, headers: headers)
                     for packet in try EngineIOPayload.decode(body, version: version, maximumPackets: maximumPackets) {
                         if packet.kind == .message {
-                            continuation.yield(packet.body)
+                            await incoming.push(packet.body)
                         } else {
                             await self.handle(packet)
                         }
@@ -389,7 +404,7 @@ public actor EngineIOClient: EngineIOSession {
         webSocket = socket
         if armingHeartbeat { armHeartbeat() }
         let version = configuration.version
-        let continuation = self.continuation
+        let incoming = self.incoming
         // The iterator isn't Sendable; it is handed over once and only this task uses it from now on.
         nonisolated(unsafe) var iterator = handedOver
         // Runs off the actor: messages go straight to the stream; only control packets hop over.
@@ -404,7 +419,7 @@ public actor EngineIOClient: EngineIOSession {
                         return
                     }
                     if packet.kind == .message {
-                        continuation.yield(packet.body)
+                        await incoming.push(packet.body)
                     } else {
                         await self.handle(packet)
                     }
@@ -548,7 +563,7 @@ public actor EngineIOClient: EngineIOSession {
         if let socket = webSocket {
             Task { await socket.close() }
         }
-        continuation.finish(throwing: error)
+        incoming.finish(throwing: error)
     }
 }
 

@@ -19,7 +19,8 @@ final class WebSocketConnection: Sendable {
 
     private let stream: any ByteStream
     private let configuration: WebSocket.Configuration
-    private let continuation: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation
+    /// Received messages on their way to the consumer; full, it holds the reader (back-pressure).
+    private let incoming: BackPressureQueue<WebSocketMessage>
     private let logger: Logger
     private let state = Locked(State())
     private let outbox = Locked(Outbox())
@@ -45,12 +46,12 @@ final class WebSocketConnection: Sendable {
     init(
         stream: any ByteStream,
         configuration: WebSocket.Configuration,
-        continuation: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation,
+        incoming: BackPressureQueue<WebSocketMessage>,
         logger: Logger
     ) {
         self.stream = stream
         self.configuration = configuration
-        self.continuation = continuation
+        self.incoming = incoming
         self.logger = logger
     }
 
@@ -138,7 +139,10 @@ final class WebSocketConnection: Sendable {
             finish(nil)
             return true
         case .text, .binary, .continuation:
-            if let message = try assembler.push(frame) { continuation.yield(message) }
+            if let message = try assembler.push(frame) {
+                // Waits while the consumer lags: the socket is not read meanwhile.
+                await incoming.push(message)
+            }
         }
         return false
     }
@@ -334,7 +338,7 @@ final class WebSocketConnection: Sendable {
             return (state.tasks, Array(state.closeWaiters.values))
         }
         guard let (tasks, waiters) = ending else { return }
-        continuation.finish(throwing: error)
+        incoming.finish(throwing: error)
         tasks.forEach { $0.cancel() }
         stream.close()
         waiters.forEach { $0.resume() }

@@ -127,4 +127,28 @@ import TidingsCore
         let next = await events.next()
         #expect(next?.label == "disconnect transportError")
     }
+
+    @Test func anHTTPClientResponseOverTheLimitIsATypedError() async throws {
+        let listener = try TCPListener.bind()
+        defer { listener.close() }
+        let server = Task {
+            let connection = try await listener.accept()
+            _ = try await EngineIOHTTPConnectionPoolTests.readRequest(connection)
+            let head = "HTTP/1.1 200 OK\r\nContent-Length: 2048\r\nConnection: close\r\n\r\n"
+            try await connection.write(Array(head.utf8) + [UInt8](repeating: 65, count: 2048))
+            _ = try? await connection.read()
+            connection.close()
+        }
+        defer { server.cancel() }
+        let client = HTTPClient(configuration: .init(maximumResponseSize: 1024))
+        let request = HTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/big")!)
+        await #expect(throws: HTTPError.self) {
+            do {
+                _ = try await client.send(request)
+            } catch let error as HTTPError {
+                #expect(error.kind == .transport)
+                throw error
+            }
+        }
+    }
 }

@@ -534,10 +534,20 @@ public actor EngineIOClient: EngineIOSession {
 
     /// Closes the session: sends a `close` packet (best effort), stops every task, finishes ``messages``.
     ///
-    /// Messages queued before the call go out first.
+    /// Messages queued before the call go out first, as long as they are written within the
+    /// configured timeout; after it the session ends without them.
     public func close() async {
         guard !isClosed else { return }
         enqueue(EngineIOPacket(.close))
+        // A write stuck on a peer that stopped reading must not hold `close()`: after the configured
+        // timeout the session ends anyway (which also releases the stuck transport).
+        let timeout = configuration.timeout
+        let clock = self.clock
+        let timer = Task {
+            do { try await clock.sleep(for: timeout) } catch { return }
+            self.finish(nil)
+        }
+        defer { timer.cancel() }
         // The writer resumes idle waiters each time it runs dry (or fails).
         while !isClosed, !outbox.isEmpty || isWriting {
             await withCheckedContinuation { idleWaiters.append($0) }

@@ -63,3 +63,20 @@ final class StuckWebSocketFactory: EngineIOWebSocketFactory, @unchecked Sendable
         #expect(throws: EngineIOError.closed) { try client.send([.text("late")]) }
     }
 }
+
+@Suite(.timeLimit(.minutes(1))) struct SocketIOConnectCancellationTests {
+    @Test func cancellingAConnectThatTheServerNeverAnswersEndsIt() async throws {
+        let server = FakeSocketIOServer()
+        await server.setSilent(true)
+        let client = SocketIOClient(connector: server, clock: TestClock())
+        let connecting = Task { try await client.connect() }
+        await server.waitForMessages(1)
+        connecting.cancel()
+        await #expect(throws: CancellationError.self) { try await connecting.value }
+        #expect(await !client.isConnected)
+        // The attempt is over: a new connect starts a new session.
+        await server.setSilent(false)
+        try await client.connect()
+        #expect(await server.connectCount == 2)
+    }
+}

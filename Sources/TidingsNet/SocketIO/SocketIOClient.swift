@@ -180,8 +180,8 @@ public actor SocketIOClient {
     /// Does nothing when already connected or connecting.
     /// - Throws: ``SocketIOError/connectRefused`` (with the server's data) when the server refuses,
     ///   ``EngineIOError`` when the server can't be reached, ``SocketIOError/ackTimeout`` when the
-    ///   server does not answer within the connect timeout; no reconnection follows a failed first
-    ///   connect.
+    ///   server does not answer within the connect timeout, `CancellationError` when the calling task
+    ///   is cancelled; no reconnection follows a failed first connect.
     public func connect(namespace: String = "/", auth: JSONValue? = nil) async throws {
         guard state == .idle || state == .disconnected else { return }
         self.namespace = namespace.hasPrefix("/") ? namespace : "/" + namespace
@@ -218,21 +218,35 @@ public actor SocketIOClient {
         }
         let timeout = configuration.connectTimeout
         let clock = self.clock
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            if state == .connected {
-                continuation.resume()
-                return
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if state == .connected {
+                    continuation.resume()
+                    return
+                }
+                guard attempt == generation, state == .connecting, !Task.isCancelled else {
+                    continuation.resume(
+                        throwing: Task.isCancelled
+                            ? CancellationError()
+                            : SocketIOError(.disconnected, "the connection dropped while connecting"))
+                    return
+                }
+                connectWaiter = continuation
+                connectTimer = Task {
+                    do { try await clock.sleep(for: timeout) } catch { return }
+                    self.connectTimedOut(generation: attempt)
+                }
             }
-            guard attempt == generation, state == .connecting else {
-                continuation.resume(throwing: SocketIOError(.disconnected, "the connection dropped while connecting"))
-                return
-            }
-            connectWaiter = continuation
-            connectTimer = Task {
-                do { try await clock.sleep(for: timeout) } catch { return }
-                self.connectTimedOut(generation: attempt)
-            }
+        } onCancel: {
+            Task { await self.connectCancelled(generation: attempt) }
         }
+    }
+
+    /// The task waiting for the namespace connect was cancelled: give up this attempt.
+    private func connectCancelled(generation attempt: Int) {
+        guard attempt == generation, state == .connecting else { return }
+        resolveConnect(CancellationError())
+        dropSession()
     }
 
     private func connectTimedOut(generation attempt: Int) {

@@ -12,7 +12,9 @@ import Foundation
 /// Reads and writes suspend the calling task (never a thread) until the socket is ready; readiness
 /// comes from dispatch sources on one shared reactor queue. There is no read timeout: an idle,
 /// healthy connection stays open until either side closes it. Closing (or releasing the object)
-/// releases the socket. For example:
+/// releases the socket. Should the process's socket reactor fail (`epoll_wait` errors other than
+/// `EINTR`), every pending and later wait fails with ``TransportError/Kind/system`` (operation
+/// `poll`) instead of hanging. For example:
 ///
 /// ```swift
 /// let connection = try await TCPConnection.connect(host: "127.0.0.1", port: 8080, timeout: .seconds(5))

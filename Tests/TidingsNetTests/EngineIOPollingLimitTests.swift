@@ -125,6 +125,7 @@ import Testing
         var idleLooksClosed = false
         while !idleLooksClosed {
             idleLooksClosed = pool.idleConnectionsLookClosed(for: url)
+            try Task.checkCancellation()
             await Task.yield()
         }
         #expect(try await pool.post(url, body: Array("4b".utf8), headers: [:]) == Array("fresh".utf8))

@@ -54,7 +54,7 @@ final class StuckWebSocketFactory: EngineIOWebSocketFactory, @unchecked Sendable
             configuration: EngineIOClientTransportTests.configuration(.webSocket), clock: clock,
             http: FakePollingHTTP(), webSocketFactory: factory)
         try client.send([.text("4stuck")])
-        while factory.socket.sendsStarted == 0 { await Task.yield() }
+        while factory.socket.sendsStarted == 0 { try Task.checkCancellation(); await Task.yield() }
         let closing = Task { await client.close() }
         // The heartbeat and the close timer.
         #expect(await clock.waitForSleepers(2))

@@ -26,8 +26,8 @@ final class SilentServer: Sendable {
     var acceptedCount: Int { held.withLock { $0.count } }
 
     /// Waits (by yielding, never sleeping) until `count` connections were accepted.
-    func waitForAccepted(_ count: Int) async {
-        while acceptedCount < count { await Task.yield() }
+    func waitForAccepted(_ count: Int) async throws {
+        while acceptedCount < count { try Task.checkCancellation(); await Task.yield() }
     }
 
     func stop() {
@@ -87,7 +87,7 @@ final class SilentServer: Sendable {
         let connector = EngineIOClientConnector(
             configuration: Self.engineConfiguration(server.port, transports, timeout: .seconds(600)))
         let attempt = Task { try await connector.connect() }
-        await server.waitForAccepted(1)
+        try await server.waitForAccepted(1)
         attempt.cancel()
         await #expect(throws: CancellationError.self) { _ = try await attempt.value }
     }

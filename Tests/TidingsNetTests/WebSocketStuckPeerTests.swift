@@ -22,12 +22,14 @@ import TidingsCore
 
     /// Sends two large messages in the background: the first stalls inside the transport write
     /// (nobody reads), the second stays queued. Returns once both are in that state.
-    static func stallWrites(_ socket: WebSocket) async -> [Task<Void, Never>] {
+    static func stallWrites(_ socket: WebSocket) async throws -> [Task<Void, Never>] {
         let stalled = Task { _ = try? await socket.send(binary: [UInt8](repeating: 1, count: 48 * 1024 * 1024)) }
         // The writer took the first message off the queue and is stuck handing it to the kernel.
-        while !(socket.outgoingState.writing && socket.outgoingState.queuedBytes == 0) { await Task.yield() }
+        while !(socket.outgoingState.writing && socket.outgoingState.queuedBytes == 0) {
+            try Task.checkCancellation(); await Task.yield()
+        }
         let queued = Task { _ = try? await socket.send(binary: [UInt8](repeating: 2, count: 1024 * 1024)) }
-        while socket.outgoingState.queuedBytes < 1024 * 1024 { await Task.yield() }
+        while socket.outgoingState.queuedBytes < 1024 * 1024 { try Task.checkCancellation(); await Task.yield() }
         return [stalled, queued]
     }
 
@@ -38,7 +40,7 @@ import TidingsCore
         configuration.clock = clock
         let (socket, side) = try await Self.connectToStalledPeer(configuration)
         defer { side.close() }
-        let senders = await Self.stallWrites(socket)
+        let senders = try await Self.stallWrites(socket)
         let closing = Task { await socket.close() }
         // The close timer must be running although the close frame cannot be written.
         #expect(await clock.waitForSleepers(1))
@@ -55,7 +57,7 @@ import TidingsCore
         let (socket, side) = try await Self.connectToStalledPeer(configuration)
         defer { side.close() }
         var messages = socket.messages.makeAsyncIterator()
-        let senders = await Self.stallWrites(socket)
+        let senders = try await Self.stallWrites(socket)
         #expect(await clock.waitForSleepers(1))
         await clock.advance(by: .seconds(30))
         // The pinger queued its ping and now sleeps towards the pong deadline.

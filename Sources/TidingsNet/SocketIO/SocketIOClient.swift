@@ -38,8 +38,9 @@ public actor SocketIOClient {
         ///
         /// Back-pressure: with this many waiting, the client stops taking messages from its Engine.IO
         /// session (which in turn stops reading its socket) until the app takes one, so a flooding
-        /// server cannot fill memory. Heartbeats wait too: an app that stops reading events for longer
-        /// than the server's ping interval plus timeout loses the connection (and reconnects).
+        /// server cannot fill memory. Heartbeats and acknowledgements wait too: an app must keep reading
+        /// ``SocketIOClient/events``, and one that stops for longer than the server's ping interval plus
+        /// timeout loses the connection (and reconnects).
         public var maximumBufferedEvents: Int
         /// The largest total size of the binary attachments one packet may announce and send, in bytes;
         /// a packet over it fails the connection (``SocketIOError/malformedPacket``) before it is

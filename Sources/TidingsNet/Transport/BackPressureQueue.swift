@@ -13,7 +13,10 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
         var head = 0
         var ended = false
         var failure: (any Error)?
-        var consumer: CheckedContinuation<Element?, any Error>?
+        /// Consumers waiting for an element, in arrival order; normally at most one (a second
+        /// iterator in another task gets the elements after it, never a lost wake-up).
+        var consumers: [(id: UInt64, continuation: CheckedContinuation<Element?, any Error>)] = []
+        var nextConsumerID: UInt64 = 0
         var producer: CheckedContinuation<Void, Never>?
         var peak = 0
 
@@ -63,10 +66,9 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
     func enqueue(_ element: Element) -> Bool {
         let (accepted, consumer) = state.withLock { state -> (Bool, CheckedContinuation<Element?, any Error>?) in
             guard !state.ended else { return (false, nil) }
-            if let consumer = state.consumer {
+            if !state.consumers.isEmpty {
                 // A waiting consumer means the queue is empty: hand the element over directly.
-                state.consumer = nil
-                return (true, consumer)
+                return (true, state.consumers.removeFirst().continuation)
             }
             state.elements.append(element)
             state.peak = max(state.peak, state.count)
@@ -100,7 +102,11 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
     ///
     /// - Throws: the error the queue finished with, once, after every element queued before it.
     func next() async throws -> Element? {
-        try await withTaskCancellationHandler {
+        let id = state.withLock { state -> UInt64 in
+            state.nextConsumerID += 1
+            return state.nextConsumerID
+        }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (consumer: CheckedContinuation<Element?, any Error>) in
                 let (result, producer) = state.withLock {
                     state -> (Result<Element?, any Error>?, CheckedContinuation<Void, Never>?) in
@@ -127,7 +133,7 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
                         return (.success(nil), nil)
                     }
                     if Task.isCancelled { return (.success(nil), nil) }
-                    state.consumer = consumer
+                    state.consumers.append((id, consumer))
                     return (nil, nil)
                 }
                 producer?.resume()
@@ -135,8 +141,8 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
             }
         } onCancel: {
             let consumer = state.withLock { state -> CheckedContinuation<Element?, any Error>? in
-                defer { state.consumer = nil }
-                return state.consumer
+                guard let index = state.consumers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.consumers.remove(at: index).continuation
             }
             consumer?.resume(returning: nil)
         }
@@ -145,22 +151,21 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
     /// Ends the queue: the consumer gets what is queued, then the end or `error`; a waiting reader
     /// resumes and later pushes are dropped. Idempotent (the first call decides).
     func finish(throwing error: (any Error)? = nil) {
-        let (consumer, producer, failure) = state.withLock {
-            state -> (CheckedContinuation<Element?, any Error>?, CheckedContinuation<Void, Never>?, (any Error)?) in
-            guard !state.ended else { return (nil, nil, nil) }
+        let (consumers, producer) = state.withLock {
+            state -> ([CheckedContinuation<Element?, any Error>], CheckedContinuation<Void, Never>?) in
+            guard !state.ended else { return ([], nil) }
             state.ended = true
-            state.failure = error
+            // Waiting consumers mean nothing is queued: the first gets the error, any others the end.
+            state.failure = state.consumers.isEmpty ? error : nil
             defer {
-                state.consumer = nil
+                state.consumers = []
                 state.producer = nil
             }
-            // A waiting consumer means nothing is queued: it gets the end at once.
-            if state.consumer != nil { state.failure = nil }
-            return (state.consumer, state.producer, error)
+            return (state.consumers.map(\.continuation), state.producer)
         }
         producer?.resume()
-        if let consumer {
-            if let failure { consumer.resume(throwing: failure) } else { consumer.resume(returning: nil) }
+        for (index, consumer) in consumers.enumerated() {
+            if index == 0, let error { consumer.resume(throwing: error) } else { consumer.resume(returning: nil) }
         }
     }
 }

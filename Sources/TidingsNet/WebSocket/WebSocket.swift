@@ -45,8 +45,9 @@ public final class WebSocket: Sendable {
         /// Back-pressure: with this many waiting, the connection stops reading its socket until the
         /// consumer takes one, and the kernel's TCP window slows the server down. Memory therefore stays
         /// below this many messages of at most ``maximumMessageSize`` bytes (plus kernel buffers) however
-        /// fast the server sends. While reading is paused, control frames wait too: a consumer stalled
-        /// longer than ``pongTimeout`` (with our pings on) loses the connection with `pongTimeout`.
+        /// fast the server sends. While reading is paused, control frames wait too (so keep reading
+        /// ``WebSocket/messages`` even when only sending): a consumer stalled longer than
+        /// ``pongTimeout`` (with our pings on) loses the connection with `pongTimeout`.
         public var maximumBufferedMessages: Int
         /// How often we ping the server; `nil` disables our pings (the server's pings are still answered).
         public var pingInterval: Duration?

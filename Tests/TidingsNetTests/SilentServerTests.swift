@@ -138,3 +138,47 @@ final class SilentServer: Sendable {
         }
     }
 }
+
+/// The first session comes from an in-memory server; every later connect goes to a real server that
+/// accepts and never answers, as a server that hangs during an outage would.
+struct HangingReconnectConnector: EngineIOConnector {
+    let first: FakeSocketIOServer
+    let hanging: EngineIOClientConnector
+    let calls = Locked(0)
+
+    func connect() async throws -> any EngineIOSession {
+        let call = calls.withLock { count -> Int in
+            count += 1
+            return count
+        }
+        return call == 1 ? try await first.connect() : try await hanging.connect()
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct SilentServerReconnectTests {
+    @Test func reconnectingKeepsGoingWhenAnAttemptMeetsASilentServer() async throws {
+        let silent = try SilentServer()
+        defer { silent.stop() }
+        let clock = TestClock()
+        let connector = HangingReconnectConnector(
+            first: FakeSocketIOServer(),
+            hanging: EngineIOClientConnector(
+                configuration: SilentServerTests.engineConfiguration(silent.port, .polling, timeout: .seconds(1))))
+        let client = SocketIOClient(connector: connector, clock: clock, random: { 0 })
+        var events = client.events.makeAsyncIterator()
+        try await client.connect()
+        #expect(await events.next()?.label == "connect")
+        await connector.first.sessions[0].fail()
+        #expect(await events.next()?.label == "disconnect transportError")
+        #expect(await clock.waitForSleepers(1))
+        await clock.advance(by: .seconds(1))
+        #expect(await events.next()?.label == "reconnectAttempt 1")
+        // The attempt ends on its own (1 s of real time against the silent server) ...
+        #expect(await events.next()?.label == "connectError transportFailed")
+        // ... and the loop goes on to the next one.
+        #expect(await clock.waitForSleepers(1))
+        await clock.advance(by: .seconds(2))
+        #expect(await events.next()?.label == "reconnectAttempt 2")
+        await client.disconnect()
+    }
+}

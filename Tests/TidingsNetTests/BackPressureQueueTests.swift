@@ -54,4 +54,22 @@ import Testing
         #expect(await producer.value)
         #expect(try await consumer.value == nil)
     }
+
+    @Test func aByteLimitHoldsTheProducerBeforeTheCountLimit() async throws {
+        let queue = BackPressureQueue<[UInt8]>(limit: 100, byteLimit: 10, size: { $0.count })
+        let producer = Task {
+            for value in 0..<6 { await queue.push([UInt8](repeating: UInt8(value), count: 4)) }
+        }
+        while queue.bufferedBytes.count < 12 {
+            try Task.checkCancellation()
+            await Task.yield()
+        }
+        for _ in 0..<1_000 { await Task.yield() }
+        // 8 bytes were under the limit, so a third element went in; then the producer waits.
+        #expect(queue.count == 3)
+        for value in 0..<6 { #expect(try await queue.next() == [UInt8](repeating: UInt8(value), count: 4)) }
+        await producer.value
+        #expect(queue.bufferedBytes.peak == 12)
+        #expect(queue.bufferedBytes.count == 0)
+    }
 }

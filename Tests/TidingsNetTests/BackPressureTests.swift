@@ -39,6 +39,37 @@ import TidingsCore
         #expect(socket.bufferedMessages.peak <= 8)
     }
 
+    @Test func aWebSocketAlsoBoundsTheBytesItHolds() async throws {
+        let server = try LoopbackWebSocketServer()
+        let count = 100
+        let size = 16 * 1024
+        let serverSide = Task {
+            let side = try await server.accept()
+            try await side.acceptUpgrade()
+            for index in 0..<count {
+                try await side.send(
+                    WebSocketFrame(opcode: .binary, payload: [UInt8](repeating: UInt8(index), count: size)))
+            }
+            return side
+        }
+        let configuration = WebSocket.Configuration(
+            maximumBufferedMessages: 1_000, maximumBufferedBytes: 64 * 1024, pingInterval: nil)
+        let socket = try await WebSocket.connect(to: server.url, configuration: configuration)
+        // 1.6 MB fit in loopback's kernel buffers: only the byte limit keeps them there.
+        let side = try await serverSide.value
+        defer { side.close() }
+        await Self.letOthersRun()
+        #expect(socket.bufferedBytes.count <= 64 * 1024 + size)
+        var received = 0
+        for try await message in socket.messages {
+            #expect(message == .binary([UInt8](repeating: UInt8(received), count: size)))
+            received += 1
+            if received == count { break }
+        }
+        #expect(received == count)
+        #expect(socket.bufferedBytes.peak <= 64 * 1024 + size)
+    }
+
     @Test func engineIOPollingStopsPollingWhileItsConsumerLags() async throws {
         let http = FakePollingHTTP()
         http.respondToGet(EngineIOClientTransportTests.handshake)

@@ -1,9 +1,9 @@
 /// A first-in, first-out queue from one reading loop to one consuming task, with back-pressure.
 ///
-/// The reader ``push(_:)``es what it decoded and is suspended while ``limit`` elements wait, so it
-/// stops reading its socket; the kernel's receive window then pushes back on the server. Memory is
-/// bounded by `limit` elements (each bounded by the protocol's message size limit) instead of growing
-/// with everything a fast server sends to a slow consumer.
+/// The reader ``push(_:)``es what it decoded and is suspended while ``limit`` elements (or, with a
+/// byte limit, that many bytes) wait, so it stops reading its socket; the kernel's receive window then
+/// pushes back on the server. Memory is bounded by `limit` elements and by the byte limit plus one
+/// element, instead of growing with everything a fast server sends to a slow consumer.
 ///
 /// Elements queued before ``finish(throwing:)`` are still delivered, then the end (or the error, once).
 /// A consumer whose task is cancelled sees the end of the sequence, like `AsyncThrowingStream`.
@@ -19,18 +19,29 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
         var nextConsumerID: UInt64 = 0
         var producer: CheckedContinuation<Void, Never>?
         var peak = 0
+        var bytes = 0
+        var peakBytes = 0
 
         var count: Int { elements.count - head }
     }
 
     /// How many elements may wait before ``push(_:)`` suspends the reader.
     let limit: Int
+    /// How many bytes (as `size` counts them) may wait before ``push(_:)`` suspends the reader.
+    let byteLimit: Int
+    private let size: @Sendable (Element) -> Int
     private let state = Locked(State())
 
-    /// A queue that suspends its reader while `limit` (at least 1) elements wait.
-    init(limit: Int) {
+    /// A queue that suspends its reader while `limit` (at least 1) elements wait, or while `byteLimit`
+    /// bytes wait as measured by `size` (no byte limit by default).
+    init(limit: Int, byteLimit: Int = .max, size: @escaping @Sendable (Element) -> Int = { _ in 0 }) {
         self.limit = max(1, limit)
+        self.byteLimit = max(1, byteLimit)
+        self.size = size
     }
+
+    /// Bytes waiting for the consumer now, and the most that ever waited.
+    var bufferedBytes: (count: Int, peak: Int) { state.withLock { ($0.bytes, $0.peakBytes) } }
 
     /// Elements waiting for the consumer now.
     var count: Int { state.withLock { $0.count } }
@@ -64,6 +75,7 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
     /// - Returns: `false` when the queue had already ended and the element was dropped.
     @discardableResult
     func enqueue(_ element: Element) -> Bool {
+        let elementSize = size(element)
         let (accepted, consumer) = state.withLock { state -> (Bool, CheckedContinuation<Element?, any Error>?) in
             guard !state.ended else { return (false, nil) }
             if !state.consumers.isEmpty {
@@ -71,19 +83,23 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
                 return (true, state.consumers.removeFirst().continuation)
             }
             state.elements.append(element)
+            state.bytes += elementSize
             state.peak = max(state.peak, state.count)
+            state.peakBytes = max(state.peakBytes, state.bytes)
             return (true, nil)
         }
         consumer?.resume(returning: element)
         return accepted
     }
 
-    /// Waits until fewer than ``limit`` elements wait, the queue ended, or the task is cancelled.
+    /// Waits until fewer than ``limit`` elements and ``byteLimit`` bytes wait, the queue ended, or the task is cancelled.
     func waitForSpace() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (producer: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in
-                    if state.ended || state.count < limit || Task.isCancelled { return true }
+                    if state.ended || Self.hasSpace(state, limit: limit, byteLimit: byteLimit) || Task.isCancelled {
+                        return true
+                    }
                     state.producer = producer
                     return false
                 }
@@ -98,10 +114,15 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
         }
     }
 
+    private static func hasSpace(_ state: State, limit: Int, byteLimit: Int) -> Bool {
+        state.count < limit && state.bytes < byteLimit
+    }
+
     /// The next element; `nil` after the end (or when the consumer's task is cancelled).
     ///
     /// - Throws: the error the queue finished with, once, after every element queued before it.
     func next() async throws -> Element? {
+        let elementSize = self.size
         let id = state.withLock { state -> UInt64 in
             state.nextConsumerID += 1
             return state.nextConsumerID
@@ -112,6 +133,7 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
                     state -> (Result<Element?, any Error>?, CheckedContinuation<Void, Never>?) in
                     if state.count > 0 {
                         let element = state.elements[state.head]
+                        state.bytes -= elementSize(element)
                         state.head += 1
                         if state.head == state.elements.count {
                             state.elements.removeAll(keepingCapacity: true)
@@ -121,7 +143,7 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
                             state.head = 0
                         }
                         var producer: CheckedContinuation<Void, Never>?
-                        if state.count < limit {
+                        if Self.hasSpace(state, limit: limit, byteLimit: byteLimit) {
                             producer = state.producer
                             state.producer = nil
                         }

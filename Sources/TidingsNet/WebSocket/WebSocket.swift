@@ -49,6 +49,10 @@ public final class WebSocket: Sendable {
         /// ``WebSocket/messages`` even when only sending): a consumer stalled longer than
         /// ``pongTimeout`` (with our pings on) loses the connection with `pongTimeout`.
         public var maximumBufferedMessages: Int
+        /// How many bytes of received messages may wait for the consumer of ``WebSocket/messages``;
+        /// the same back-pressure as ``maximumBufferedMessages``, whichever is reached first, so
+        /// buffered messages never hold more than this plus one message.
+        public var maximumBufferedBytes: Int
         /// How often we ping the server; `nil` disables our pings (the server's pings are still answered).
         public var pingInterval: Duration?
         /// How long after our ping a pong may take before the peer is declared dead.
@@ -63,14 +67,16 @@ public final class WebSocket: Sendable {
         /// Where connection events go (never headers or payloads).
         public var logger: Logger
 
-        /// The defaults: no extra headers, 30 s connect timeout, 16 MiB messages, 256 buffered messages,
-        /// ping every 30 s with a 10 s pong timeout, 5 s close timeout, system trust store, the continuous clock.
+        /// The defaults: no extra headers, 30 s connect timeout, 16 MiB messages, 256 buffered messages
+        /// or 16 MiB buffered bytes, ping every 30 s with a 10 s pong timeout, 5 s close timeout, system
+        /// trust store, the continuous clock.
         public init(
             headers: [(name: String, value: String)] = [],
             subprotocols: [String] = [],
             connectTimeout: Duration = .seconds(30),
             maximumMessageSize: Int = 16 * 1024 * 1024,
             maximumBufferedMessages: Int = 256,
+            maximumBufferedBytes: Int = 16 * 1024 * 1024,
             pingInterval: Duration? = .seconds(30),
             pongTimeout: Duration = .seconds(10),
             closeTimeout: Duration = .seconds(5),
@@ -83,6 +89,7 @@ public final class WebSocket: Sendable {
             self.connectTimeout = connectTimeout
             self.maximumMessageSize = maximumMessageSize
             self.maximumBufferedMessages = max(1, maximumBufferedMessages)
+            self.maximumBufferedBytes = max(1, maximumBufferedBytes)
             self.pingInterval = pingInterval
             self.pongTimeout = pongTimeout
             self.closeTimeout = closeTimeout
@@ -139,7 +146,14 @@ public final class WebSocket: Sendable {
             try await open(target: target, handshake: handshake, configuration: configuration)
         }
         log.info("connected to \(target.host):\(target.port)")
-        let incoming = BackPressureQueue<WebSocketMessage>(limit: configuration.maximumBufferedMessages)
+        let incoming = BackPressureQueue<WebSocketMessage>(
+            limit: configuration.maximumBufferedMessages, byteLimit: configuration.maximumBufferedBytes,
+            size: { message in
+                switch message {
+                case .text(let text): text.utf8.count
+                case .binary(let bytes): bytes.count
+                }
+            })
         let core = WebSocketConnection(
             stream: opened.stream, configuration: configuration, incoming: incoming, logger: log)
         core.start(leftover: opened.response.leftover)
@@ -233,6 +247,9 @@ public final class WebSocket: Sendable {
 
     /// Received messages waiting for the consumer of ``messages`` now, and the most that ever waited.
     var bufferedMessages: (count: Int, peak: Int) { (incoming.count, incoming.peakCount) }
+
+    /// Bytes of received messages waiting for the consumer now, and the most that ever waited.
+    var bufferedBytes: (count: Int, peak: Int) { incoming.bufferedBytes }
 
     /// Bytes queued and not yet handed to the transport, and whether a transport write is running.
     var outgoingState: (queuedBytes: Int, writing: Bool) { core.outgoingState }

@@ -7,6 +7,8 @@ Prints `READY <port>` once listening. Behaviour by request path:
   /fragments       send a text message as fragments "frag"+"ment"+"ed ✓", then a binary one in 3 fragments
   /ping            ping the client, wait for its pong, then send text "pong received"
   /headers         send a JSON text of selected request headers and the chosen subprotocol
+  /flood/<n>/<size> send n binary messages of <size> bytes as fast as the client takes them (the first
+                   4 bytes of message i are i, big-endian), then echo
   anything else    echo
 """
 
@@ -29,6 +31,14 @@ async def handler(ws):
         code = int(path.rsplit("/", 1)[1])
         await ws.send("closing")
         await ws.close(code=code, reason="server says bye")
+        return
+    if path.startswith("/flood/"):
+        _, _, count, size = path.split("/")
+        filler = bytes(max(0, int(size) - 4))
+        for index in range(int(count)):
+            await ws.send(index.to_bytes(4, "big") + filler)
+        async for message in ws:
+            await ws.send(message)
         return
     if path == "/fragments":
         await ws.send(["frag", "ment", "ed ✓"])

@@ -68,10 +68,9 @@ private final class RecordingStream: ByteStream, @unchecked Sendable {
 
 @Suite(.timeLimit(.minutes(1))) struct WebSocketConnectionCoalescingTests {
     private func makeConnection(over stream: RecordingStream) -> WebSocketConnection {
-        let (_, continuation) = AsyncThrowingStream<WebSocketMessage, any Error>.makeStream()
         let connection = WebSocketConnection(
-            stream: stream, configuration: WebSocket.Configuration(pingInterval: nil), continuation: continuation,
-            logger: .disabled)
+            stream: stream, configuration: WebSocket.Configuration(pingInterval: nil),
+            incoming: BackPressureQueue(limit: 16), logger: .disabled)
         connection.start(leftover: [])
         return connection
     }

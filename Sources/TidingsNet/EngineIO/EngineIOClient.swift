@@ -49,8 +49,19 @@ public actor EngineIOClient: EngineIOSession {
         public var headers: [String: String]
         /// Extra query parameters.
         public var query: [String: String]
-        /// How long the handshake and the upgrade probe may take.
+        /// How long the handshake (connecting included) and the upgrade probe may take; a server
+        /// that does not answer in time fails the handshake with ``EngineIOError/timedOut``.
         public var timeout: Duration
+        /// How many received messages may wait for the consumer of ``EngineIOClient/messages``.
+        ///
+        /// Back-pressure: with this many waiting, the client stops polling (or reading its WebSocket)
+        /// until the consumer takes one, so a fast server cannot fill memory. Pings wait too: a consumer
+        /// stalled longer than the server's `pingInterval + pingTimeout` loses the session with
+        /// ``EngineIOError/heartbeatTimeout``.
+        public var maximumBufferedMessages: Int
+        /// The most packets one polling response may hold; a larger body fails the session with
+        /// ``EngineIOError/tooManyPackets`` instead of expanding into millions of packets.
+        public var maximumPacketsPerPoll: Int
 
         /// A configuration with the defaults of the JavaScript client.
         public init(
@@ -60,8 +71,12 @@ public actor EngineIOClient: EngineIOSession {
             version: EngineIOVersion = .v4,
             headers: [String: String] = [:],
             query: [String: String] = [:],
-            timeout: Duration = .seconds(20)
+            timeout: Duration = .seconds(20),
+            maximumPacketsPerPoll: Int = 10_000,
+            maximumBufferedMessages: Int = 1_024
         ) {
+            self.maximumBufferedMessages = max(1, maximumBufferedMessages)
+            self.maximumPacketsPerPoll = max(1, maximumPacketsPerPoll)
             self.url = url
             self.path = path
             self.transports = transports
@@ -81,7 +96,8 @@ public actor EngineIOClient: EngineIOSession {
     private let clock: any Clock<Duration>
     private let http: any EngineIOPollingHTTP
     private let webSocketFactory: any EngineIOWebSocketFactory
-    private let continuation: AsyncThrowingStream<EngineIOPacket.Body, any Error>.Continuation
+    /// Received messages on their way to the consumer; full, it holds the readers (back-pressure).
+    private let incoming: BackPressureQueue<EngineIOPacket.Body>
 
     private var webSocket: (any EngineIOWebSocket)?
     /// Packets waiting to go out; filled from any thread by the nonisolated ``send(_:)``.
@@ -103,6 +119,9 @@ public actor EngineIOClient: EngineIOSession {
     /// The polling endpoint of this session, built once.
     private let pollingURL: URL
 
+    /// Received messages waiting for the consumer of ``messages`` now, and the most that ever waited.
+    nonisolated var bufferedMessages: (count: Int, peak: Int) { (incoming.count, incoming.peakCount) }
+
     /// The transport carrying the session now.
     public var activeTransport: ActiveTransport { webSocket == nil ? .polling : .webSocket }
 
@@ -119,7 +138,8 @@ public actor EngineIOClient: EngineIOSession {
         self.webSocketFactory = webSocketFactory
         self.handshake = handshake
         self.pollingURL = Self.endpoint(configuration, transport: "polling", sid: handshake.sid)
-        (messages, continuation) = AsyncThrowingStream.makeStream(of: EngineIOPacket.Body.self)
+        incoming = BackPressureQueue(limit: configuration.maximumBufferedMessages)
+        messages = incoming.makeStream()
         (wakeups, wakeWriter) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -139,11 +159,32 @@ public actor EngineIOClient: EngineIOSession {
         http: any EngineIOPollingHTTP,
         webSocketFactory: any EngineIOWebSocketFactory
     ) async throws -> EngineIOClient {
+        do {
+            return try await handshake(
+                configuration: configuration, clock: clock, http: http, webSocketFactory: webSocketFactory)
+        } catch _ where Task.isCancelled {
+            throw CancellationError()
+        }
+    }
+
+    /// The handshake over the first transport, bounded as a whole by the configured timeout.
+    private static func handshake(
+        configuration: Configuration,
+        clock: any Clock<Duration>,
+        http: any EngineIOPollingHTTP,
+        webSocketFactory: any EngineIOWebSocketFactory
+    ) async throws -> EngineIOClient {
+        let timedOut: @Sendable () -> any Error = {
+            EngineIOError(.timedOut, "no handshake within \(configuration.timeout)")
+        }
         switch configuration.transports {
         case .polling, .pollingThenWebSocket:
             let url = endpoint(configuration, transport: "polling", sid: nil)
-            let body = try await http.get(url, headers: configuration.headers)
-            let packets = try EngineIOPayload.decode(body, version: configuration.version)
+            let body = try await withTimeout(configuration.timeout, clock: clock, timeoutError: timedOut) {
+                try await http.get(url, headers: configuration.headers)
+            }
+            let packets = try EngineIOPayload.decode(
+                body, version: configuration.version, maximumPackets: configuration.maximumPacketsPerPoll)
             guard let open = packets.first, open.kind == .open else {
                 throw EngineIOError(.handshakeFailed, "the first polling response is not an open packet")
             }
@@ -154,34 +195,49 @@ public actor EngineIOClient: EngineIOSession {
             await client.startPolling(leftovers: Array(packets.dropFirst()))
             return client
         case .webSocket:
-            let url = endpoint(configuration, transport: "websocket", sid: nil)
-            let socket = try await webSocketFactory.connect(to: url, headers: configuration.headers)
-            var iterator = socket.frames.makeAsyncIterator()
-            let first: EngineIOFrame?
-            do {
-                first = try await iterator.next()
-            } catch {
-                await socket.close()
-                throw EngineIOError(.handshakeFailed, "the WebSocket failed before the open packet: \(error)")
-            }
-            guard let first, let open = try? EngineIOPacket.decode(first, version: configuration.version),
-                open.kind == .open
-            else {
-                await socket.close()
-                throw EngineIOError(.handshakeFailed, "the first WebSocket message is not an open packet")
-            }
-            let handshake: EngineIOHandshake
-            do {
-                handshake = try EngineIOHandshake(json: open.text)
-            } catch {
-                await socket.close()
-                throw error
+            let opened = try await withTimeout(configuration.timeout, clock: clock, timeoutError: timedOut) {
+                try await openWebSocket(configuration: configuration, factory: webSocketFactory)
             }
             let client = EngineIOClient(
                 configuration: configuration, clock: clock, http: http, webSocketFactory: webSocketFactory,
-                handshake: handshake)
-            await client.startWebSocket(socket, iterator: iterator)
+                handshake: opened.handshake)
+            await client.startWebSocket(opened.socket, iterator: opened.frames.iterator)
             return client
+        }
+    }
+
+    /// A WebSocket whose first message, the `open` packet, was read.
+    private struct OpenedWebSocket: Sendable {
+        var socket: any EngineIOWebSocket
+        var frames: FrameIteratorBox
+        var handshake: EngineIOHandshake
+    }
+
+    /// Connects and reads the `open` packet; on any failure (cancellation by the timeout included)
+    /// the socket is released in the background, so a silent server cannot delay the error.
+    private static func openWebSocket(
+        configuration: Configuration, factory: any EngineIOWebSocketFactory
+    ) async throws -> OpenedWebSocket {
+        let url = endpoint(configuration, transport: "websocket", sid: nil)
+        let socket = try await factory.connect(to: url, headers: configuration.headers)
+        let frames = FrameIteratorBox(socket.frames.makeAsyncIterator())
+        do {
+            let first: EngineIOFrame?
+            do {
+                first = try await frames.iterator.next()
+            } catch {
+                throw EngineIOError(.handshakeFailed, "the WebSocket failed before the open packet: \(error)")
+            }
+            try Task.checkCancellation()
+            guard let first, let open = try? EngineIOPacket.decode(first, version: configuration.version),
+                open.kind == .open
+            else {
+                throw EngineIOError(.handshakeFailed, "the first WebSocket message is not an open packet")
+            }
+            return OpenedWebSocket(socket: socket, frames: frames, handshake: try EngineIOHandshake(json: open.text))
+        } catch {
+            Task { await socket.close() }
+            throw error
         }
     }
 
@@ -274,7 +330,8 @@ public actor EngineIOClient: EngineIOSession {
         guard !isClosed else { return }
         switch packet.kind {
         case .message:
-            continuation.yield(packet.body)
+            // Only leftovers of the handshake response come this way; the readers push with waiting.
+            incoming.enqueue(packet.body)
         case .ping:
             enqueue(EngineIOPacket(.pong, packet.body))
             if configuration.version == .v4 { armHeartbeat() }
@@ -302,15 +359,16 @@ public actor EngineIOClient: EngineIOSession {
         let url = pollingURL
         let headers = configuration.headers
         let version = configuration.version
-        let continuation = self.continuation
+        let maximumPackets = configuration.maximumPacketsPerPoll
+        let incoming = self.incoming
         // Runs off the actor: messages go straight to the stream; only control packets hop over.
         pollTask = Task.detached {
             while await self.shouldKeepPolling() {
                 do {
                     let body = try await http.get(url, headers: headers)
-                    for packet in try EngineIOPayload.decode(body, version: version) {
+                    for packet in try EngineIOPayload.decode(body, version: version, maximumPackets: maximumPackets) {
                         if packet.kind == .message {
-                            continuation.yield(packet.body)
+                            await incoming.push(packet.body)
                         } else {
                             await self.handle(packet)
                         }
@@ -346,7 +404,7 @@ public actor EngineIOClient: EngineIOSession {
         webSocket = socket
         if armingHeartbeat { armHeartbeat() }
         let version = configuration.version
-        let continuation = self.continuation
+        let incoming = self.incoming
         // The iterator isn't Sendable; it is handed over once and only this task uses it from now on.
         nonisolated(unsafe) var iterator = handedOver
         // Runs off the actor: messages go straight to the stream; only control packets hop over.
@@ -361,7 +419,7 @@ public actor EngineIOClient: EngineIOSession {
                         return
                     }
                     if packet.kind == .message {
-                        continuation.yield(packet.body)
+                        await incoming.push(packet.body)
                     } else {
                         await self.handle(packet)
                     }
@@ -476,10 +534,20 @@ public actor EngineIOClient: EngineIOSession {
 
     /// Closes the session: sends a `close` packet (best effort), stops every task, finishes ``messages``.
     ///
-    /// Messages queued before the call go out first.
+    /// Messages queued before the call go out first, as long as they are written within the
+    /// configured timeout; after it the session ends without them.
     public func close() async {
         guard !isClosed else { return }
         enqueue(EngineIOPacket(.close))
+        // A write stuck on a peer that stopped reading must not hold `close()`: after the configured
+        // timeout the session ends anyway (which also releases the stuck transport).
+        let timeout = configuration.timeout
+        let clock = self.clock
+        let timer = Task {
+            do { try await clock.sleep(for: timeout) } catch { return }
+            self.finish(nil)
+        }
+        defer { timer.cancel() }
         // The writer resumes idle waiters each time it runs dry (or fails).
         while !isClosed, !outbox.isEmpty || isWriting {
             await withCheckedContinuation { idleWaiters.append($0) }
@@ -505,7 +573,18 @@ public actor EngineIOClient: EngineIOSession {
         if let socket = webSocket {
             Task { await socket.close() }
         }
-        continuation.finish(throwing: error)
+        incoming.finish(throwing: error)
+    }
+}
+
+/// Holds the frame iterator of a WebSocket while it passes from the handshake to the reader task.
+///
+/// Only one task uses it at a time: the handshake, then (after it returned) the reader.
+final class FrameIteratorBox: @unchecked Sendable {
+    var iterator: AsyncThrowingStream<EngineIOFrame, any Error>.AsyncIterator
+
+    init(_ iterator: AsyncThrowingStream<EngineIOFrame, any Error>.AsyncIterator) {
+        self.iterator = iterator
     }
 }
 

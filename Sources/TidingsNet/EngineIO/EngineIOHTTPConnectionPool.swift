@@ -7,11 +7,20 @@ import Foundation
 /// connections (and nothing else: no redirects, no cookies, no caching) is what makes it fast.
 /// Guarantees: a connection is reused only after a complete response that did not ask to close;
 /// a request on a reused connection that the server had already closed is retried once on a new
-/// one; headers over 64 KiB or bodies over ``maximumBodySize`` fail with
-/// ``EngineIOError/transportFailed`` instead of growing without bound.
+/// one (a POST only when the connection was seen closed before any byte was sent, so a retried POST
+/// can never deliver its packets twice); headers over 64 KiB or bodies over ``maximumBodySize`` fail
+/// with ``EngineIOError/transportFailed`` instead of growing without bound. Opening a connection (TCP
+/// and TLS handshake) is bounded by `connectTimeout`, and each response by ``responseTimeout``; both
+/// fail with ``EngineIOError/timedOut``, and every wait ends with `CancellationError` when the task
+/// is cancelled.
 public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked Sendable {
     /// The largest response body accepted.
     public let maximumBodySize: Int
+    /// The longest a request may wait for its complete response, once sent.
+    ///
+    /// A long-polling GET is held by the server for up to its `pingInterval` (25 s by default), so
+    /// keep this above the server's `pingInterval` plus some slack.
+    public let responseTimeout: Duration
     private let tls: TLSConfiguration
     private let connectTimeout: Duration
     private let clock: any Clock<Duration>
@@ -28,15 +37,18 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
     ///   - tls: trust settings for `https`.
     ///   - connectTimeout: the limit for opening one connection, measured on `clock`.
     ///   - maximumBodySize: the largest response body accepted.
-    ///   - clock: the clock for the connect timeout.
+    ///   - responseTimeout: the limit for one response, from sending the request to its last byte.
+    ///   - clock: the clock for both timeouts.
     public init(
         tls: TLSConfiguration = TLSConfiguration(),
         connectTimeout: Duration = .seconds(20),
         maximumBodySize: Int = 64 * 1024 * 1024,
+        responseTimeout: Duration = .seconds(90),
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.tls = tls
         self.connectTimeout = connectTimeout
+        self.responseTimeout = responseTimeout
         self.maximumBodySize = maximumBodySize
         self.clock = clock
     }
@@ -76,8 +88,14 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
             }
             reused = nil
             do {
+                let limit = maximumBodySize
                 let response = try await withTaskCancellationHandler {
-                    try await stream.exchange(message, maximumBodySize: maximumBodySize)
+                    try await withTimeout(
+                        responseTimeout, clock: clock,
+                        timeoutError: { EngineIOError(.timedOut, "no complete response to \(method) in time") }
+                    ) {
+                        try await stream.exchange(message, maximumBodySize: limit)
+                    }
                 } onCancel: {
                     stream.connection.close()
                 }
@@ -87,8 +105,13 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
                     throw EngineIOError(.httpStatus, "HTTP \(response.status) for \(method): \(text)")
                 }
                 return response.body
-            } catch let error as HTTPStream.StaleConnection where isReused {
-                // The server closed the idle connection before reading our request: retry on a new one.
+            } catch _ where Task.isCancelled {
+                stream.connection.close()
+                throw CancellationError()
+            } catch let error as HTTPStream.StaleConnection where isReused && method != "POST" {
+                // The server closed the idle connection before answering: a GET is safe to repeat on a
+                // new one. A POST is not (its packets may have reached the server and would arrive
+                // twice); `takeIdle` already dropped connections seen closed before it was sent.
                 _ = error
                 stream.connection.close()
                 continue
@@ -110,19 +133,35 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
     }
 
     private func open(scheme: String, host: String, port: Int) async throws -> HTTPStream {
+        let tls = self.tls
         do {
-            let tcp = try await TCPConnection.connect(host: host, port: port, timeout: connectTimeout, clock: clock)
-            if scheme == "https" {
-                #if canImport(COpenSSL)
-                    return HTTPStream(try await TLSConnection.connect(over: tcp, host: host, configuration: tls))
-                #else
-                    tcp.close()
-                    throw EngineIOError(.transportFailed, "https polling needs OpenSSL on this platform")
-                #endif
+            // One limit for TCP and TLS together: a server that accepts and then never answers the
+            // TLS handshake must not hold the session forever.
+            return try await withTimeout(
+                connectTimeout, clock: clock,
+                timeoutError: { EngineIOError(.timedOut, "connecting to \(host):\(port) timed out") }
+            ) {
+                let tcp = try await TCPConnection.connect(host: host, port: port)
+                if scheme == "https" {
+                    #if canImport(COpenSSL)
+                        do {
+                            return HTTPStream(
+                                try await TLSConnection.connect(over: tcp, host: host, configuration: tls))
+                        } catch {
+                            tcp.close()
+                            throw error
+                        }
+                    #else
+                        tcp.close()
+                        throw EngineIOError(.transportFailed, "https polling needs OpenSSL on this platform")
+                    #endif
+                }
+                return HTTPStream(tcp)
             }
-            return HTTPStream(tcp)
         } catch let error as EngineIOError {
             throw error
+        } catch _ where Task.isCancelled {
+            throw CancellationError()
         } catch is CancellationError {
             throw CancellationError()
         } catch {
@@ -130,8 +169,25 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
         }
     }
 
+    /// Whether the pool holds idle connections to `url`'s origin and all of them look closed (tests
+    /// wait for this before checking that a closed connection is not used).
+    func idleConnectionsLookClosed(for url: URL) -> Bool {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let key = "\(scheme)://\(url.host ?? ""):\(url.port ?? (scheme == "https" ? 443 : 80))"
+        return lock.withLock {
+            guard let streams = idle[key], !streams.isEmpty else { return false }
+            return streams.allSatisfy(\.isUnusableWhileIdle)
+        }
+    }
+
+    /// The most recently used idle connection to `key` that still looks usable; the others found on
+    /// the way are closed.
     private func takeIdle(_ key: String) -> HTTPStream? {
-        lock.withLock { idle[key]?.popLast() }
+        while let stream = lock.withLock({ idle[key]?.popLast() }) {
+            guard stream.isUnusableWhileIdle else { return stream }
+            stream.connection.close()
+        }
+        return nil
     }
 
     private func putIdle(_ key: String, _ stream: HTTPStream) {
@@ -213,6 +269,12 @@ final class HTTPStream: @unchecked Sendable {
 
     init(_ connection: any ByteStream) {
         self.connection = connection
+    }
+
+    /// Whether the idle connection was closed by the server (or got unexpected bytes); only plain
+    /// TCP can be checked without a read, so a TLS connection always looks usable.
+    var isUnusableWhileIdle: Bool {
+        available > 0 || (connection as? TCPConnection)?.isUnusableWhileIdle() == true
     }
 
     func exchange(_ request: [UInt8], maximumBodySize: Int) async throws -> Response {
@@ -376,7 +438,8 @@ final class HTTPStream: @unchecked Sendable {
                 while try await readLine() != "" {}
                 return body
             }
-            guard body.count + size <= maximumBodySize else {
+            // Compared as a difference: `body.count + size` could overflow for a size near Int.max.
+            guard size <= maximumBodySize - body.count else {
                 throw EngineIOError(.transportFailed, "chunked response body is too large")
             }
             body += try await readExactly(size)

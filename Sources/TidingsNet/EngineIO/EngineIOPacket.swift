@@ -27,7 +27,7 @@ public enum EngineIOFrame: Sendable, Hashable {
 public struct EngineIOError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Code: String, Sendable, Hashable {
         case malformedPacket, malformedPayload, malformedHandshake, tooManyPackets, payloadTooLarge
-        case transportFailed, handshakeFailed, upgradeFailed, heartbeatTimeout, closed, httpStatus
+        case transportFailed, handshakeFailed, upgradeFailed, heartbeatTimeout, closed, httpStatus, timedOut
     }
 
     let code: Code
@@ -61,6 +61,8 @@ public struct EngineIOError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let closed = EngineIOError(.closed)
     /// The server answered an HTTP request with an error status; ``detail`` has the status and message.
     public static let httpStatus = EngineIOError(.httpStatus)
+    /// The server did not answer within the configured limit (handshake, HTTP response, connect).
+    public static let timedOut = EngineIOError(.timedOut)
 
     /// Errors are equal when they are of the same kind, whatever their detail.
     public static func == (lhs: EngineIOError, rhs: EngineIOError) -> Bool { lhs.code == rhs.code }

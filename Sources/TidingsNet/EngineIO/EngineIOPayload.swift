@@ -65,10 +65,16 @@ public enum EngineIOPayload {
     private static func decodeV4(_ body: [UInt8], maximumPackets: Int) throws -> [EngineIOPacket] {
         guard !body.isEmpty else { throw EngineIOError(.malformedPayload, "empty body") }
         var packets: [EngineIOPacket] = []
-        for segment in body.split(separator: separator, omittingEmptySubsequences: false) {
+        var segmentStart = 0
+        // Segments are found one at a time (not split up front), so the packet limit also bounds
+        // the work and memory spent on a body of a million separators.
+        while segmentStart <= body.count {
             guard packets.count < maximumPackets else {
                 throw EngineIOError(.tooManyPackets, "more than \(maximumPackets) packets")
             }
+            let segmentEnd = body[segmentStart...].firstIndex(of: separator) ?? body.count
+            let segment = body[segmentStart..<segmentEnd]
+            segmentStart = segmentEnd + 1
             guard let first = segment.first else { throw EngineIOError(.malformedPayload, "empty packet") }
             if first == UInt8(ascii: "b") {
                 guard let data = Data(base64Encoded: Data(segment.dropFirst())) else {

@@ -41,6 +41,12 @@ public final class HTTPClient: Sendable {
         public var now: @Sendable () -> Date
         /// Where request summaries go (method, host and path, status; never headers, query or body).
         public var logger: Logger
+        /// The largest response body handed to the app, in bytes; a larger one fails with
+        /// ``HTTPError/Kind/transport``.
+        ///
+        /// URLSession buffers the body before the check runs, so this bounds what reaches the app and
+        /// everything built from it, not the peak memory of the download itself.
+        public var maximumResponseSize: Int
 
         /// The defaults: 30 s timeout, `Tidings` user agent, no budget, the continuous clock.
         public init(
@@ -49,8 +55,10 @@ public final class HTTPClient: Sendable {
             rateBudget: RateBudget? = nil,
             clock: any Clock<Duration> = ContinuousClock(),
             now: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = .disabled
+            logger: Logger = .disabled,
+            maximumResponseSize: Int = 32 * 1024 * 1024
         ) {
+            self.maximumResponseSize = max(0, maximumResponseSize)
             self.timeout = timeout
             self.userAgent = userAgent
             self.rateBudget = rateBudget
@@ -112,6 +120,12 @@ public final class HTTPClient: Sendable {
         } catch let error as HTTPError {
             logger.notice("\(request.method.rawValue) \(request.url.redactedForLogs) failed: \(error.kind.rawValue)")
             throw error
+        }
+        guard response.body.count <= configuration.maximumResponseSize else {
+            logger.notice("\(request.method.rawValue) \(request.url.redactedForLogs) failed: response too large")
+            throw HTTPError(
+                .transport, request: request,
+                underlying: "the response body exceeds \(configuration.maximumResponseSize) bytes")
         }
         cookies.store(setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url)
         if let budget = configuration.rateBudget {

@@ -34,6 +34,18 @@ public actor SocketIOClient {
         public var sendBufferLimit: Int
         /// How long the server may take to answer the namespace connect.
         public var connectTimeout: Duration
+        /// How many events may wait for the consumer of ``SocketIOClient/events``.
+        ///
+        /// Back-pressure: with this many waiting, the client stops taking messages from its Engine.IO
+        /// session (which in turn stops reading its socket) until the app takes one, so a flooding
+        /// server cannot fill memory. Heartbeats and acknowledgements wait too: an app must keep reading
+        /// ``SocketIOClient/events``, and one that stops for longer than the server's ping interval plus
+        /// timeout loses the connection (and reconnects).
+        public var maximumBufferedEvents: Int
+        /// The largest total size of the binary attachments one packet may announce and send, in bytes;
+        /// a packet over it fails the connection (``SocketIOError/malformedPacket``) before it is
+        /// buffered further.
+        public var maximumAttachmentBytes: Int
         /// Whether the server speaks Socket.IO protocol 4 (socket.io 2.x, over Engine.IO 3): it connects
         /// the default namespace by itself, so the client sends no `CONNECT` for `/`, and it takes no
         /// auth payload.
@@ -45,8 +57,12 @@ public actor SocketIOClient {
             reconnectPolicy: SocketIOReconnectPolicy = SocketIOReconnectPolicy(),
             sendBufferLimit: Int = 1_000,
             connectTimeout: Duration = .seconds(20),
-            legacyProtocol: Bool = false
+            legacyProtocol: Bool = false,
+            maximumBufferedEvents: Int = 1_024,
+            maximumAttachmentBytes: Int = 64 * 1024 * 1024
         ) {
+            self.maximumBufferedEvents = max(1, maximumBufferedEvents)
+            self.maximumAttachmentBytes = max(0, maximumAttachmentBytes)
             self.reconnects = reconnects
             self.reconnectPolicy = reconnectPolicy
             self.sendBufferLimit = max(0, sendBufferLimit)
@@ -96,7 +112,8 @@ public actor SocketIOClient {
     private let configuration: Configuration
     private let clock: any Clock<Duration>
     private let random: @Sendable () -> Double
-    private let eventContinuation: AsyncStream<Event>.Continuation
+    /// Events on their way to the consumer of ``events``; full, it holds the session reader.
+    private let eventQueue: BackPressureQueue<Event>
 
     private var state = State.idle
     private var namespace = "/"
@@ -128,6 +145,9 @@ public actor SocketIOClient {
         get async { await (session as? EngineIOClient)?.activeTransport }
     }
 
+    /// Events waiting for the consumer of ``events`` now, and the most that ever waited.
+    nonisolated var bufferedEvents: (count: Int, peak: Int) { (eventQueue.count, eventQueue.peakCount) }
+
     /// How many emits wait in the send buffer.
     public var bufferedEmitCount: Int { state == .connected ? 0 : outbox.count }
 
@@ -149,7 +169,8 @@ public actor SocketIOClient {
         self.clock = clock
         self.elapsed = Self.elapsedTime(on: clock)
         self.random = random
-        (events, eventContinuation) = AsyncStream.makeStream(of: Event.self)
+        eventQueue = BackPressureQueue(limit: configuration.maximumBufferedEvents)
+        events = eventQueue.makeNonThrowingStream()
     }
 
     // MARK: - Connecting
@@ -160,8 +181,8 @@ public actor SocketIOClient {
     /// Does nothing when already connected or connecting.
     /// - Throws: ``SocketIOError/connectRefused`` (with the server's data) when the server refuses,
     ///   ``EngineIOError`` when the server can't be reached, ``SocketIOError/ackTimeout`` when the
-    ///   server does not answer within the connect timeout; no reconnection follows a failed first
-    ///   connect.
+    ///   server does not answer within the connect timeout, `CancellationError` when the calling task
+    ///   is cancelled; no reconnection follows a failed first connect.
     public func connect(namespace: String = "/", auth: JSONValue? = nil) async throws {
         guard state == .idle || state == .disconnected else { return }
         self.namespace = namespace.hasPrefix("/") ? namespace : "/" + namespace
@@ -198,21 +219,35 @@ public actor SocketIOClient {
         }
         let timeout = configuration.connectTimeout
         let clock = self.clock
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            if state == .connected {
-                continuation.resume()
-                return
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if state == .connected {
+                    continuation.resume()
+                    return
+                }
+                guard attempt == generation, state == .connecting, !Task.isCancelled else {
+                    continuation.resume(
+                        throwing: Task.isCancelled
+                            ? CancellationError()
+                            : SocketIOError(.disconnected, "the connection dropped while connecting"))
+                    return
+                }
+                connectWaiter = continuation
+                connectTimer = Task {
+                    do { try await clock.sleep(for: timeout) } catch { return }
+                    self.connectTimedOut(generation: attempt)
+                }
             }
-            guard attempt == generation, state == .connecting else {
-                continuation.resume(throwing: SocketIOError(.disconnected, "the connection dropped while connecting"))
-                return
-            }
-            connectWaiter = continuation
-            connectTimer = Task {
-                do { try await clock.sleep(for: timeout) } catch { return }
-                self.connectTimedOut(generation: attempt)
-            }
+        } onCancel: {
+            Task { await self.connectCancelled(generation: attempt) }
         }
+    }
+
+    /// The task waiting for the namespace connect was cancelled: give up this attempt.
+    private func connectCancelled(generation attempt: Int) {
+        guard attempt == generation, state == .connecting else { return }
+        resolveConnect(CancellationError())
+        dropSession()
     }
 
     private func connectTimedOut(generation attempt: Int) {
@@ -241,7 +276,7 @@ public actor SocketIOClient {
     // MARK: - Reading
 
     private func read(_ session: any EngineIOSession, generation attempt: Int) async {
-        var assembler = SocketIOPacketAssembler()
+        var assembler = SocketIOPacketAssembler(maximumAttachmentBytes: configuration.maximumAttachmentBytes)
         do {
             for try await body in session.messages {
                 let packet: SocketIOPacket?
@@ -250,7 +285,12 @@ public actor SocketIOClient {
                 case .binary(let bytes): packet = try assembler.receive(binary: bytes)
                 }
                 guard attempt == generation else { return }
-                if let packet { handle(packet) }
+                if let packet {
+                    handle(packet)
+                    // Back-pressure: while the app lags, stop taking messages from the session, which
+                    // then stops reading its socket.
+                    await eventQueue.waitForSpace()
+                }
             }
             sessionEnded(EngineIOError(.closed, "the server closed the session"), generation: attempt)
         } catch {
@@ -265,7 +305,7 @@ public actor SocketIOClient {
             guard state == .connecting else { return }
             state = .connected
             resolveConnect(nil)
-            eventContinuation.yield(.connect)
+            eventQueue.enqueue(.connect)
             let early = earlyEvents
             earlyEvents = []
             for event in early { deliver(event) }
@@ -299,7 +339,7 @@ public actor SocketIOClient {
                 await self?.sendAck(id: id, arguments: arguments, generation: attempt)
             }
         }
-        eventContinuation.yield(.event(name: name, arguments: packet.arguments, ack: responder))
+        eventQueue.enqueue(.event(name: name, arguments: packet.arguments, ack: responder))
     }
 
     private func sendAck(id: Int, arguments: [JSONValue], generation attempt: Int) {
@@ -331,7 +371,7 @@ public actor SocketIOClient {
             resolveAck(id, with: .failure(SocketIOError(.disconnected, "the connection dropped before the ack")))
         }
         inFlightAcks = []
-        eventContinuation.yield(.disconnect(reason))
+        eventQueue.enqueue(.disconnect(reason))
         if case .transportError = reason, configuration.reconnects {
             state = .waitingToReconnect
             reconnectTask = Task { await self.reconnect() }
@@ -350,14 +390,14 @@ public actor SocketIOClient {
             if let limit = configuration.reconnectPolicy.maximumAttempts, attempt > limit {
                 state = .disconnected
                 let error = SocketIOError(.reconnectFailed, "gave up after \(limit) attempts")
-                eventContinuation.yield(.connectError(error))
+                eventQueue.enqueue(.connectError(error))
                 failOutbox(error)
                 return
             }
             let delay = configuration.reconnectPolicy.delay(forAttempt: attempt, random: random())
             do { try await clock.sleep(for: delay) } catch { return }
             guard state == .waitingToReconnect else { return }
-            eventContinuation.yield(.reconnectAttempt(attempt))
+            eventQueue.enqueue(.reconnectAttempt(attempt))
             do {
                 try await attemptConnect()
                 return
@@ -366,7 +406,7 @@ public actor SocketIOClient {
                 state = .waitingToReconnect
                 let socketError =
                     error as? SocketIOError ?? SocketIOError(.transportFailed, "\(error)")
-                eventContinuation.yield(.connectError(socketError))
+                eventQueue.enqueue(.connectError(socketError))
                 if socketError == .connectRefused {
                     state = .disconnected
                     failOutbox(socketError)
@@ -548,7 +588,7 @@ public actor SocketIOClient {
             }
             await session.close()
         }
-        if wasConnected { eventContinuation.yield(.disconnect(.clientDisconnect)) }
+        if wasConnected { eventQueue.enqueue(.disconnect(.clientDisconnect)) }
     }
 }
 

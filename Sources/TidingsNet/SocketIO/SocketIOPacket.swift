@@ -292,12 +292,21 @@ public struct SocketIOPacket: Sendable, Hashable {
 
 /// Turns the Engine.IO messages of one connection into whole Socket.IO packets, joining binary
 /// packets with the attachments that follow them.
+///
+/// The attachments one packet collects are bounded by ``maximumAttachmentBytes`` in total, so a
+/// packet announcing many large attachments cannot reserve unbounded memory while they arrive.
 public struct SocketIOPacketAssembler: Sendable {
+    /// The largest total size, in bytes, of the attachments of one packet.
+    public let maximumAttachmentBytes: Int
     private var pending: SocketIOPacket?
     private var attachments: [[UInt8]] = []
+    private var attachmentBytes = 0
 
-    /// An assembler waiting for a packet.
-    public init() {}
+    /// An assembler waiting for a packet, refusing more than `maximumAttachmentBytes` of attachments
+    /// for one packet.
+    public init(maximumAttachmentBytes: Int = 64 * 1024 * 1024) {
+        self.maximumAttachmentBytes = max(0, maximumAttachmentBytes)
+    }
 
     /// Takes a text message; returns the packet when it is complete (it has no attachments).
     ///
@@ -315,22 +324,30 @@ public struct SocketIOPacketAssembler: Sendable {
         }
         pending = packet
         attachments = []
+        attachmentBytes = 0
         return nil
     }
 
     /// Takes a binary message; returns the packet once its last attachment arrived.
     ///
     /// - Throws: ``SocketIOError/unexpectedAttachment`` when no packet announced it;
-    ///   ``SocketIOError/malformedPacket`` when a placeholder is out of range.
+    ///   ``SocketIOError/malformedPacket`` when a placeholder is out of range or the packet's
+    ///   attachments exceed ``maximumAttachmentBytes`` together.
     public mutating func receive(binary: [UInt8]) throws -> SocketIOPacket? {
         guard let packet = pending else {
             throw SocketIOError(.unexpectedAttachment, "binary message without a binary packet")
         }
+        // Compared as a difference, so no sum of wire lengths can overflow.
+        guard binary.count <= maximumAttachmentBytes - attachmentBytes else {
+            reset()
+            throw SocketIOError(
+                .malformedPacket, "the attachments of one packet exceed \(maximumAttachmentBytes) bytes")
+        }
+        attachmentBytes += binary.count
         attachments.append(binary)
         guard attachments.count == packet.attachmentCount else { return nil }
         let collected = attachments
-        pending = nil
-        attachments = []
+        reset()
         return try packet.reassembled(with: collected)
     }
 
@@ -338,5 +355,6 @@ public struct SocketIOPacketAssembler: Sendable {
     public mutating func reset() {
         pending = nil
         attachments = []
+        attachmentBytes = 0
     }
 }

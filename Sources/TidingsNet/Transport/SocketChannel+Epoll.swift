@@ -12,6 +12,9 @@
         private struct State {
             var ready = false
             var cancelled = false
+            /// Why later waits fail once cancelled: `.closed` after a close, the reactor's error after
+            /// a reactor failure.
+            var failure: TransportError?
             var waiter: CheckedContinuation<Void, any Error>?
         }
         private let state = Locked(State())
@@ -38,7 +41,9 @@
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                     enum Outcome { case suspend, ready, fail(any Error) }
                     let outcome = state.withLock { state -> Outcome in
-                        if state.cancelled { return .fail(TransportError(kind: .closed, operation: operation)) }
+                        if state.cancelled {
+                            return .fail(state.failure ?? TransportError(kind: .closed, operation: operation))
+                        }
                         // Checked under the lock, so a racing cancellation is seen here or by onCancel.
                         if Task.isCancelled { return .fail(CancellationError()) }
                         if state.waiter != nil {
@@ -66,14 +71,20 @@
             }
         }
 
-        /// Fails a pending wait and every later one with `.closed`.
-        func cancel() {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                state.cancelled = true
+        /// Fails a pending wait and every later one with `error`, or with `.closed` when nil.
+        ///
+        /// The first cancellation decides the error: a close after a reactor failure keeps reporting
+        /// the failure.
+        func cancel(with error: TransportError? = nil) {
+            let (waiter, failure) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, TransportError) in
+                if !state.cancelled {
+                    state.cancelled = true
+                    state.failure = error ?? TransportError(kind: .closed, operation: operation)
+                }
                 defer { state.waiter = nil }
-                return state.waiter
+                return (state.waiter, state.failure ?? TransportError(kind: .closed, operation: operation))
             }
-            waiter?.resume(throwing: TransportError(kind: .closed, operation: operation))
+            waiter?.resume(throwing: failure)
         }
     }
 
@@ -94,11 +105,24 @@
         private let descriptor: Int32
         private let registrations = Locked<[UInt64: Registration]>([:])
         private let nextID = Locked<UInt64>(0)
+        /// Set once `epoll_wait` failed for good: the error every registration, present and future, gets.
+        private let failure = Locked<TransportError?>(nil)
 
-        private init() {
+        /// One `epoll_wait` call: the number of events, or -1 with the `errno`.
+        typealias WaitFunction =
+            @Sendable (Int32, UnsafeMutablePointer<epoll_event>, Int32) -> (count: Int32, error: Int32)
+
+        private static let systemWait: WaitFunction = { descriptor, events, capacity in
+            let count = epoll_wait(descriptor, events, capacity, -1)
+            return (count, count < 0 ? errno : 0)
+        }
+
+        /// A reactor with its own epoll instance and thread; `wait` replaces `epoll_wait` in tests
+        /// that inject a failure (the process-wide ``shared`` reactor always uses the system call).
+        init(wait: @escaping WaitFunction = EpollReactor.systemWait) {
             descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
-            let thread = Thread { [descriptor, registrations] in
-                Self.run(descriptor: descriptor, registrations: registrations)
+            let thread = Thread { [descriptor, registrations, failure] in
+                Self.run(descriptor: descriptor, registrations: registrations, failure: failure, wait: wait)
             }
             thread.name = "tidings.net.reactor"
             thread.start()
@@ -110,7 +134,18 @@
                 value += 1
                 return value
             }
-            registrations.withLock { $0[id] = Registration(readable: readable, writable: writable) }
+            let failed = failure.withLock { failure -> TransportError? in
+                // Under the failure lock, so a registration either sees the failure or is failed by it.
+                if failure == nil {
+                    registrations.withLock { $0[id] = Registration(readable: readable, writable: writable) }
+                }
+                return failure
+            }
+            if let failed {
+                readable.cancel(with: failed)
+                writable.cancel(with: failed)
+                return id
+            }
             var event = epoll_event()
             event.events =
                 EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
@@ -131,16 +166,35 @@
             _ = epoll_ctl(descriptor, EPOLL_CTL_DEL, fd, &event)
         }
 
-        private static func run(descriptor: Int32, registrations: Locked<[UInt64: Registration]>) {
+        private static func run(
+            descriptor: Int32, registrations: Locked<[UInt64: Registration]>, failure: Locked<TransportError?>,
+            wait: WaitFunction
+        ) {
             let capacity = 128
             let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
             defer { events.deallocate() }
             let readMask = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
             let writeMask = EPOLLOUT.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
             while true {
-                let count = epoll_wait(descriptor, events, Int32(capacity), -1)
+                let (count, code) = wait(descriptor, events, Int32(capacity))
                 if count < 0 {
-                    if errno == EINTR { continue }
+                    if code == EINTR { continue }
+                    // No wake-up will ever come again: every waiting connection would hang silently.
+                    // Fail them all (and every later registration) with the reactor's error instead.
+                    let error = TransportError(
+                        kind: .system, operation: "poll", code: code,
+                        detail: "the socket reactor failed: \(errnoDescription(code))")
+                    let failed = failure.withLock { failure -> [Registration] in
+                        failure = error
+                        return registrations.withLock { registrations in
+                            defer { registrations = [:] }
+                            return Array(registrations.values)
+                        }
+                    }
+                    for registration in failed {
+                        registration.readable.cancel(with: error)
+                        registration.writable.cancel(with: error)
+                    }
                     return
                 }
                 for index in 0..<Int(count) {
@@ -166,15 +220,17 @@
         let descriptor: Int32
         let readable = ReadinessWaiter(operation: "read")
         let writable = ReadinessWaiter(operation: "write")
+        private let reactor: EpollReactor
         private let state = Locked(State())
 
         /// Wraps `descriptor` and registers it with the reactor.
         ///
         /// For a socket that is still connecting, create the channel after calling `connect`, so
         /// that the first write-readiness edge means "connected" (or "failed").
-        init(descriptor: Int32) {
+        init(descriptor: Int32, reactor: EpollReactor = .shared) {
             self.descriptor = descriptor
-            let id = EpollReactor.shared.register(descriptor, readable: readable, writable: writable)
+            self.reactor = reactor
+            let id = reactor.register(descriptor, readable: readable, writable: writable)
             state.withLock { $0.registration = id }
         }
 
@@ -194,7 +250,7 @@
             let first = state.withLock { state -> Bool in
                 guard !state.closed else { return false }
                 state.closed = true
-                if let id = state.registration { EpollReactor.shared.unregister(descriptor, id: id) }
+                if let id = state.registration { reactor.unregister(descriptor, id: id) }
                 _ = systemClose(descriptor)
                 return true
             }

@@ -12,7 +12,9 @@ import Foundation
 /// Reads and writes suspend the calling task (never a thread) until the socket is ready; readiness
 /// comes from dispatch sources on one shared reactor queue. There is no read timeout: an idle,
 /// healthy connection stays open until either side closes it. Closing (or releasing the object)
-/// releases the socket. For example:
+/// releases the socket. Should the process's socket reactor fail (`epoll_wait` errors other than
+/// `EINTR`), every pending and later wait fails with ``TransportError/Kind/system`` (operation
+/// `poll`) instead of hanging. For example:
 ///
 /// ```swift
 /// let connection = try await TCPConnection.connect(host: "127.0.0.1", port: 8080, timeout: .seconds(5))
@@ -198,6 +200,21 @@ public final class TCPConnection: ByteStream, @unchecked Sendable {
 
     /// Closes the connection; pending reads and writes fail with ``TransportError/Kind/closed``.
     public func close() { channel.close() }
+
+    /// Whether an idle connection can no longer carry a request: the peer closed or reset it, or
+    /// sent bytes nobody asked for. Checked without waiting and without consuming anything.
+    func isUnusableWhileIdle() -> Bool {
+        let unusable = try? channel.withDescriptor(operation: "peek") { descriptor -> Bool in
+            var byte: UInt8 = 0
+            let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+            if count < 0 {
+                let code = errno
+                return !(code == EAGAIN || code == EWOULDBLOCK || code == EINTR)
+            }
+            return true
+        }
+        return unusable ?? true
+    }
 }
 
 /// One resolved socket address.

@@ -40,11 +40,25 @@ public final class WebSocket: Sendable {
         public var connectTimeout: Duration
         /// The largest message accepted, in bytes; larger ones fail with close code 1009.
         public var maximumMessageSize: Int
+        /// How many received messages may wait for the consumer of ``WebSocket/messages``.
+        ///
+        /// Back-pressure: with this many waiting, the connection stops reading its socket until the
+        /// consumer takes one, and the kernel's TCP window slows the server down. Memory therefore stays
+        /// below this many messages of at most ``maximumMessageSize`` bytes (plus kernel buffers) however
+        /// fast the server sends. While reading is paused, control frames wait too (so keep reading
+        /// ``WebSocket/messages`` even when only sending): a consumer stalled longer than
+        /// ``pongTimeout`` (with our pings on) loses the connection with `pongTimeout`.
+        public var maximumBufferedMessages: Int
+        /// How many bytes of received messages may wait for the consumer of ``WebSocket/messages``;
+        /// the same back-pressure as ``maximumBufferedMessages``, whichever is reached first, so
+        /// buffered messages never hold more than this plus one message.
+        public var maximumBufferedBytes: Int
         /// How often we ping the server; `nil` disables our pings (the server's pings are still answered).
         public var pingInterval: Duration?
         /// How long after our ping a pong may take before the peer is declared dead.
         public var pongTimeout: Duration
-        /// How long ``WebSocket/close(code:reason:)`` waits for the server's close frame.
+        /// How long ``WebSocket/close(code:reason:)`` may take: sending our close frame (even to a peer
+        /// that stopped reading) and waiting for the server's.
         public var closeTimeout: Duration
         /// Trust settings for `wss://`.
         public var tls: TLSConfiguration
@@ -53,13 +67,16 @@ public final class WebSocket: Sendable {
         /// Where connection events go (never headers or payloads).
         public var logger: Logger
 
-        /// The defaults: no extra headers, 30 s connect timeout, 16 MiB messages, ping every 30 s with
-        /// a 10 s pong timeout, 5 s close timeout, system trust store, the continuous clock.
+        /// The defaults: no extra headers, 30 s connect timeout, 16 MiB messages, 256 buffered messages
+        /// or 16 MiB buffered bytes, ping every 30 s with a 10 s pong timeout, 5 s close timeout, system
+        /// trust store, the continuous clock.
         public init(
             headers: [(name: String, value: String)] = [],
             subprotocols: [String] = [],
             connectTimeout: Duration = .seconds(30),
             maximumMessageSize: Int = 16 * 1024 * 1024,
+            maximumBufferedMessages: Int = 256,
+            maximumBufferedBytes: Int = 16 * 1024 * 1024,
             pingInterval: Duration? = .seconds(30),
             pongTimeout: Duration = .seconds(10),
             closeTimeout: Duration = .seconds(5),
@@ -71,6 +88,8 @@ public final class WebSocket: Sendable {
             self.subprotocols = subprotocols
             self.connectTimeout = connectTimeout
             self.maximumMessageSize = maximumMessageSize
+            self.maximumBufferedMessages = max(1, maximumBufferedMessages)
+            self.maximumBufferedBytes = max(1, maximumBufferedBytes)
             self.pingInterval = pingInterval
             self.pongTimeout = pongTimeout
             self.closeTimeout = closeTimeout
@@ -91,12 +110,14 @@ public final class WebSocket: Sendable {
     public let messages: AsyncThrowingStream<WebSocketMessage, any Error>
 
     private let core: WebSocketConnection
+    private let incoming: BackPressureQueue<WebSocketMessage>
 
     private init(
         core: WebSocketConnection, response: WebSocketHandshake.Response,
-        messages: AsyncThrowingStream<WebSocketMessage, any Error>
+        messages: AsyncThrowingStream<WebSocketMessage, any Error>, incoming: BackPressureQueue<WebSocketMessage>
     ) {
         self.core = core
+        self.incoming = incoming
         self.subprotocol = response.subprotocol
         self.responseHeaders = response.headers
         self.messages = messages
@@ -125,11 +146,18 @@ public final class WebSocket: Sendable {
             try await open(target: target, handshake: handshake, configuration: configuration)
         }
         log.info("connected to \(target.host):\(target.port)")
-        let (messages, continuation) = AsyncThrowingStream<WebSocketMessage, any Error>.makeStream()
+        let incoming = BackPressureQueue<WebSocketMessage>(
+            limit: configuration.maximumBufferedMessages, byteLimit: configuration.maximumBufferedBytes,
+            size: { message in
+                switch message {
+                case .text(let text): text.utf8.count
+                case .binary(let bytes): bytes.count
+                }
+            })
         let core = WebSocketConnection(
-            stream: opened.stream, configuration: configuration, continuation: continuation, logger: log)
+            stream: opened.stream, configuration: configuration, incoming: incoming, logger: log)
         core.start(leftover: opened.response.leftover)
-        return WebSocket(core: core, response: opened.response, messages: messages)
+        return WebSocket(core: core, response: opened.response, messages: incoming.makeStream(), incoming: incoming)
     }
 
     private struct OpenedStream: Sendable {
@@ -216,4 +244,13 @@ public final class WebSocket: Sendable {
 
     /// The code and reason of the close frame the server sent, once the connection closed with one.
     public var closeStatus: (code: WebSocketCloseCode, reason: String)? { core.closeStatus }
+
+    /// Received messages waiting for the consumer of ``messages`` now, and the most that ever waited.
+    var bufferedMessages: (count: Int, peak: Int) { (incoming.count, incoming.peakCount) }
+
+    /// Bytes of received messages waiting for the consumer now, and the most that ever waited.
+    var bufferedBytes: (count: Int, peak: Int) { incoming.bufferedBytes }
+
+    /// Bytes queued and not yet handed to the transport, and whether a transport write is running.
+    var outgoingState: (queuedBytes: Int, writing: Bool) { core.outgoingState }
 }

@@ -19,7 +19,8 @@ final class WebSocketConnection: Sendable {
 
     private let stream: any ByteStream
     private let configuration: WebSocket.Configuration
-    private let continuation: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation
+    /// Received messages on their way to the consumer; full, it holds the reader (back-pressure).
+    private let incoming: BackPressureQueue<WebSocketMessage>
     private let logger: Logger
     private let state = Locked(State())
     private let outbox = Locked(Outbox())
@@ -45,16 +46,22 @@ final class WebSocketConnection: Sendable {
     init(
         stream: any ByteStream,
         configuration: WebSocket.Configuration,
-        continuation: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation,
+        incoming: BackPressureQueue<WebSocketMessage>,
         logger: Logger
     ) {
         self.stream = stream
         self.configuration = configuration
-        self.continuation = continuation
+        self.incoming = incoming
         self.logger = logger
     }
 
     var closeStatus: (code: WebSocketCloseCode, reason: String)? { state.withLock { $0.closeStatus } }
+
+    /// Bytes queued and not yet handed to the transport, and whether a transport write is running
+    /// (for tests of stuck writes).
+    var outgoingState: (queuedBytes: Int, writing: Bool) {
+        outbox.withLock { ($0.pending.count, $0.writerActive) }
+    }
 
     /// Starts the reader (fed first with bytes that arrived with the handshake) and the pinger.
     func start(leftover: [UInt8]) {
@@ -132,7 +139,10 @@ final class WebSocketConnection: Sendable {
             finish(nil)
             return true
         case .text, .binary, .continuation:
-            if let message = try assembler.push(frame) { continuation.yield(message) }
+            if let message = try assembler.push(frame) {
+                // Waits while the consumer lags: the socket is not read meanwhile.
+                await incoming.push(message)
+            }
         }
         return false
     }
@@ -153,7 +163,9 @@ final class WebSocketConnection: Sendable {
             guard open else { return }
             let pongDeadline = nextPing.advanced(by: configuration.pongTimeout)
             let payload = (0..<8).map { UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64($0))) }
-            do { try await write(WebSocketFrame(opcode: .ping, payload: payload)) } catch { return }
+            // Queued without waiting even when the outbox is full: a ping stuck behind a write the
+            // peer does not take must still count towards the pong deadline.
+            do { try await write(WebSocketFrame(opcode: .ping, payload: payload), neverWait: true) } catch { return }
             do { try await clock.sleep(until: pongDeadline, tolerance: nil) } catch { return }
             let missed = state.withLock { $0.pongPending && $0.phase != .finished }
             if missed {
@@ -171,12 +183,13 @@ final class WebSocketConnection: Sendable {
     /// Queues `frame` behind every frame queued before it.
     ///
     /// Returns once the frame is queued, or once it is written when `waitUntilWritten` is set or the
-    /// queue is over ``outboxHighWaterMark``. Throws `connectionLost` when an earlier write failed
+    /// queue is over ``outboxHighWaterMark`` (unless `neverWait` is set). Throws `connectionLost` when an earlier write failed
     /// (or this one did, when waiting).
-    private func write(_ frame: WebSocketFrame, waitUntilWritten: Bool = false) async throws {
+    private func write(_ frame: WebSocketFrame, waitUntilWritten: Bool = false, neverWait: Bool = false) async throws {
         let mustWait =
-            waitUntilWritten
-            || outbox.withLock { $0.pending.count + frame.payload.count >= Self.outboxHighWaterMark }
+            !neverWait
+            && (waitUntilWritten
+                || outbox.withLock { $0.pending.count + frame.payload.count >= Self.outboxHighWaterMark })
         guard mustWait else {
             let (failure, startWriter) = outbox.withLock { box -> (WebSocketError?, Bool) in
                 if let failure = box.failure { return (failure, false) }
@@ -263,6 +276,18 @@ final class WebSocketConnection: Sendable {
     }
 
     func close(code: WebSocketCloseCode, reason: String) async {
+        // One deadline for sending our close frame and receiving the server's: a peer that stopped
+        // reading (full send buffer) must not hold `close()` any longer than one that stopped writing.
+        // The timer ends the connection, which fails a stuck write and wakes the waits below.
+        let timeout = configuration.closeTimeout
+        let clock = configuration.clock
+        let logger = self.logger
+        let timer = Task {
+            do { try await clock.sleep(for: timeout) } catch { return }
+            logger.notice("the close handshake did not finish within \(timeout)")
+            self.finish(nil)
+        }
+        defer { timer.cancel() }
         if beginClose() {
             let frame =
                 code.isValidOnWire ? WebSocketFrame.close(code: code, reason: reason) : .close(code: .normalClosure)
@@ -271,15 +296,7 @@ final class WebSocketConnection: Sendable {
                 return
             }
         }
-        do {
-            try await withTimeout(
-                configuration.closeTimeout, clock: configuration.clock, timeoutError: { CancellationError() }
-            ) {
-                await self.waitUntilFinished()
-            }
-        } catch {
-            logger.notice("no close frame from the server within \(configuration.closeTimeout)")
-        }
+        await waitUntilFinished()
         finish(nil)
     }
 
@@ -321,7 +338,7 @@ final class WebSocketConnection: Sendable {
             return (state.tasks, Array(state.closeWaiters.values))
         }
         guard let (tasks, waiters) = ending else { return }
-        continuation.finish(throwing: error)
+        incoming.finish(throwing: error)
         tasks.forEach { $0.cancel() }
         stream.close()
         waiters.forEach { $0.resume() }

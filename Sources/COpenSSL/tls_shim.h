@@ -25,4 +25,8 @@ static inline long copenssl_bio_set_mem_eof_return(BIO *bio, int value) {
 static inline long copenssl_ctx_add1_chain_cert(SSL_CTX *ctx, X509 *cert) {
     return SSL_CTX_add1_chain_cert(ctx, cert);
 }
+// SSL_OP_NO_RENEGOTIATION is a 64-bit macro expression Swift cannot import.
+static inline void copenssl_ctx_disable_renegotiation(SSL_CTX *ctx) {
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
+}
 #endif

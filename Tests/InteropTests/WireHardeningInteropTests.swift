@@ -103,6 +103,30 @@ import TidingsNet
         }
     }
 
+    // MARK: Engine.IO
+
+    @Test(arguments: [EngineIOClient.Transports.polling, .webSocket])
+    func anEngineIOHeaderWithCRLFNeverReachesTheServer(_ transports: EngineIOClient.Transports) async throws {
+        let server = try await PythonPeer.start("socketio_server.py")
+        defer { server.stop() }
+        for headers in [["X-Test": "a\r\nInjected: yes"], ["X-Test\r\nInjected": "yes"]] {
+            let connector = EngineIOClientConnector(
+                configuration: .init(url: server.url, transports: transports, headers: headers))
+            await #expect {
+                _ = try await connector.connect()
+            } throws: { error in
+                // Polling refuses the header in the pool, WebSocket in its handshake; both say why.
+                let refused = (error as? EngineIOError) == .transportFailed || error is WebSocketError
+                return refused && String(describing: error).contains("forbidden character")
+            }
+        }
+        // The same server takes a clean header.
+        let connector = EngineIOClientConnector(
+            configuration: .init(url: server.url, transports: transports, headers: ["X-Test": "a"]))
+        let session = try await connector.connect()
+        await session.close()
+    }
+
     // MARK: HTTP
 
     @Test func anHTTPHeaderOrTokenWithCRLFNeverReachesTheServer() async throws {

@@ -29,4 +29,8 @@ static inline long copenssl_ctx_add1_chain_cert(SSL_CTX *ctx, X509 *cert) {
 static inline void copenssl_ctx_disable_renegotiation(SSL_CTX *ctx) {
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
 }
+
+static inline int copenssl_renegotiation_disabled(const SSL *ssl) {
+    return (SSL_get_options(ssl) & SSL_OP_NO_RENEGOTIATION) != 0;
+}
 #endif

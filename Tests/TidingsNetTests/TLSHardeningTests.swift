@@ -129,6 +129,54 @@ import Testing
         try await server.value
     }
 
+    /// A polling response whose body runs to the end of the connection is complete only when the
+    /// server ended TLS with close_notify; a bare TCP close may be an attacker cutting it short.
+    @Test(arguments: [true, false])
+    func aPollingBodyFramedByTheEndOfTLSNeedsCloseNotify(cleanEnd: Bool) async throws {
+        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0)
+        defer { listener.close() }
+        let identity = try identity()
+        let server = Task {
+            let tcp = try await listener.accept()
+            let tls = try await TLSConnection.accept(over: tcp, identity: identity)
+            var request: [UInt8] = []
+            while !String(decoding: request, as: UTF8.self).contains("\r\n\r\n") {
+                let chunk = try await tls.read()
+                if chunk.isEmpty { break }
+                request += chunk
+            }
+            try await tls.write(Array("HTTP/1.1 200 OK\r\n\r\n4{\"a\":1}".utf8))
+            if cleanEnd { tls.close() } else { tcp.close() }
+        }
+        let pool = EngineIOHTTPConnectionPool(tls: try trusting())
+        let url = URL(string: "https://127.0.0.1:\(listener.port)/socket.io/?EIO=4&transport=polling")!
+        if cleanEnd {
+            #expect(try await pool.get(url, headers: [:]) == Array("4{\"a\":1}".utf8))
+        } else {
+            await #expect {
+                _ = try await pool.get(url, headers: [:])
+            } throws: { error in
+                (error as? EngineIOError) == .transportFailed && "\(error)".contains("close_notify")
+            }
+        }
+        try await server.value
+    }
+
+    @Test func bothEndsRefuseRenegotiation() async throws {
+        let (listener, server) = try startServer { tls in
+            #expect(tls.refusesRenegotiation)
+            try await tls.write(Array("ready".utf8))
+            tls.close()
+        }
+        defer { listener.close() }
+        let tcp = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
+        let tls = try await TLSConnection.connect(over: tcp, host: "127.0.0.1", configuration: try trusting())
+        #expect(tls.refusesRenegotiation)
+        #expect(try await tls.read() == Array("ready".utf8))
+        tls.close()
+        try await server.value
+    }
+
     @Test func usableHostNamesAreRecognised() {
         #expect(isUsableHostName("chat.example.org"))
         #expect(isUsableHostName("127.0.0.1"))

@@ -152,7 +152,8 @@ import Foundation
         private static func withMemoryBIO<T>(_ text: String, _ body: (OpaquePointer) -> T?) -> T? {
             let bytes = Array(text.utf8)
             return bytes.withUnsafeBytes { raw -> T? in
-                guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+                guard let length = Int32(exactly: raw.count), let bio = BIO_new_mem_buf(raw.baseAddress, length)
+                else { return nil }
                 defer { BIO_free(bio) }
                 return body(bio)
             }
@@ -269,7 +270,8 @@ import Foundation
         private static func addCertificates(pem: String, to store: OpaquePointer) -> Int {
             let bytes = Array(pem.utf8)
             return bytes.withUnsafeBytes { raw -> Int in
-                guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return 0 }
+                guard let length = Int32(exactly: raw.count), let bio = BIO_new_mem_buf(raw.baseAddress, length)
+                else { return 0 }
                 defer { BIO_free(bio) }
                 var count = 0
                 while let certificate = PEM_read_bio_X509(bio, nil, nil, nil) {
@@ -312,7 +314,7 @@ import Foundation
                             verify == X509_V_ERR_HOSTNAME_MISMATCH || verify == X509_V_ERR_IP_ADDRESS_MISMATCH
                         throw TransportError(
                             kind: mismatch ? .hostnameMismatch : .certificateUntrusted, operation: "handshake",
-                            host: host, code: Int32(verify), detail: reason)
+                            host: host, code: Int32(truncatingIfNeeded: verify), detail: reason)
                     }
                     throw TransportError(
                         kind: .tlsHandshakeFailed, operation: "handshake", host: host, detail: queue)
@@ -323,13 +325,20 @@ import Foundation
         private func feed(_ bytes: [UInt8]) {
             session.withLock { session in
                 bytes.withUnsafeBytes { raw in
-                    _ = BIO_write(session.input, raw.baseAddress, Int32(raw.count))
+                    // Memory BIOs take everything; slices keep each length within Int32.
+                    var offset = 0
+                    while let base = raw.baseAddress, offset < raw.count {
+                        let count = min(raw.count - offset, Self.maximumWriteSlice)
+                        let written = BIO_write(session.input, base + offset, Int32(count))
+                        guard written > 0 else { return }
+                        offset += Int(written)
+                    }
                 }
             }
         }
 
         private static func drainOutput(_ session: inout Session) {
-            let pending = Int(BIO_ctrl_pending(session.output))
+            let pending = min(Int(BIO_ctrl_pending(session.output)), Int(Int32.max))
             guard pending > 0 else { return }
             let chunk = [UInt8](unsafeUninitializedCapacity: pending) { raw, initialized in
                 initialized = max(Int(BIO_read(session.output, raw.baseAddress, Int32(raw.count))), 0)
@@ -445,6 +454,9 @@ import Foundation
         /// the end of the stream without it may have been cut short by an attacker: a body framed only
         /// by the end of the connection must then be treated as truncated.
         public var receivedCloseNotify: Bool { session.withLock { $0.receivedCloseNotify } }
+
+        /// Whether this session refuses renegotiation (always, by construction; for tests).
+        var refusesRenegotiation: Bool { session.withLock { copenssl_renegotiation_disabled($0.ssl) == 1 } }
 
         /// How long ``close()`` lets the `close_notify` alert wait for the transport before closing it.
         static let closeNotifyGrace = Duration.milliseconds(500)

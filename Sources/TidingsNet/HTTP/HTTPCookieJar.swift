@@ -111,11 +111,14 @@ public final class HTTPCookieJar: Sendable {
         func sameSite(_ cookie: HTTPCookieValue) -> Bool {
             (publicSuffixes.registrableDomain(of: cookie.domain) ?? cookie.domain) == site
         }
-        if stored.count > maximumCookies || stored.filter(sameSite).count > maximumCookiesPerDomain {
+        var siteCount = stored.count(where: sameSite)
+        if stored.count > maximumCookies || siteCount > maximumCookiesPerDomain {
             stored.removeAll { $0.expires.map { $0 <= date } ?? false }
+            siteCount = stored.count(where: sameSite)
         }
-        while stored.filter(sameSite).count > maximumCookiesPerDomain, let index = stored.firstIndex(where: sameSite) {
+        while siteCount > maximumCookiesPerDomain, let index = stored.firstIndex(where: sameSite) {
             stored.remove(at: index)
+            siteCount -= 1
         }
         if stored.count > maximumCookies { stored.removeFirst(stored.count - maximumCookies) }
     }

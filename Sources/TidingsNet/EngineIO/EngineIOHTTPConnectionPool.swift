@@ -213,6 +213,9 @@ final class HTTPStream: @unchecked Sendable {
     // Only one request runs on a stream at a time (it is out of the pool while in use).
     private var leftover: [UInt8] = []
 
+    /// Bytes received past the last response (none on a healthy idle connection).
+    var available: Int { leftover.count }
+
     init(_ connection: any ByteStream) {
         self.connection = connection
     }

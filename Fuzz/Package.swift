@@ -33,6 +33,18 @@ let package = Package(
             dependencies: [.product(name: "TidingsKecalek", package: "Tidings")],
             swiftSettings: fuzzerSettings
         ),
+        // The polling pool's HTTP/1.1 response parser: status line, headers, chunked and fixed bodies.
+        .executableTarget(
+            name: "FuzzHTTPResponse",
+            dependencies: [.product(name: "TidingsNet", package: "Tidings")],
+            swiftSettings: fuzzerSettings
+        ),
+        // The WebSocket client's handshake-response parser.
+        .executableTarget(
+            name: "FuzzWebSocketHandshake",
+            dependencies: [.product(name: "TidingsNet", package: "Tidings")],
+            swiftSettings: fuzzerSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

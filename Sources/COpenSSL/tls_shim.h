@@ -25,4 +25,12 @@ static inline long copenssl_bio_set_mem_eof_return(BIO *bio, int value) {
 static inline long copenssl_ctx_add1_chain_cert(SSL_CTX *ctx, X509 *cert) {
     return SSL_CTX_add1_chain_cert(ctx, cert);
 }
+// SSL_OP_NO_RENEGOTIATION is a 64-bit macro expression Swift cannot import.
+static inline void copenssl_ctx_disable_renegotiation(SSL_CTX *ctx) {
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
+}
+
+static inline int copenssl_renegotiation_disabled(const SSL *ssl) {
+    return (SSL_get_options(ssl) & SSL_OP_NO_RENEGOTIATION) != 0;
+}
 #endif

@@ -8,6 +8,9 @@ Routes:
   GET  /cookies                                  the cookies the request carried, as JSON
   GET  /redirect                                 302 to /cookies, setting cookie `hop=1` on the way
   GET  /redirect-to-localhost                    302 to http://localhost:<port>/headers (another host name)
+  GET  /redirect-to-port?port=P                   302 to http://127.0.0.1:P/headers (same host, another port)
+  GET  /cookies/set-domain?name=N&domain=D        sets cookie N=1 with Domain=D
+  GET  /headers-raw                               every request header, as a JSON list of [name, value]
   POST /multipart                                what aiohttp parsed: fields and files (name, size, sha256, type)
   POST /form                                     the parsed form fields as a JSON list of pairs
   GET  /ratelimited                              429 with Retry-After: 120 and X-RateLimit-* headers
@@ -57,6 +60,20 @@ async def redirect(request):
 
 async def redirect_to_localhost(request):
     raise web.HTTPFound(f"http://localhost:{request.url.port}/headers")
+
+
+async def redirect_to_port(request):
+    raise web.HTTPFound(f"http://127.0.0.1:{int(request.query['port'])}/headers")
+
+
+async def set_cookie_domain(request):
+    response = web.json_response({})
+    response.set_cookie(request.query["name"], "1", domain=request.query["domain"], path="/")
+    return response
+
+
+async def headers_raw(request):
+    return web.json_response([[name, value] for name, value in request.headers.items()])
 
 
 async def multipart(request):
@@ -132,6 +149,9 @@ async def main():
             web.get("/cookies", cookies),
             web.get("/redirect", redirect),
             web.get("/redirect-to-localhost", redirect_to_localhost),
+            web.get("/redirect-to-port", redirect_to_port),
+            web.get("/cookies/set-domain", set_cookie_domain),
+            web.get("/headers-raw", headers_raw),
             web.post("/multipart", multipart),
             web.post("/form", form),
             web.get("/ratelimited", ratelimited),

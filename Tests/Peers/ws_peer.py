@@ -1,6 +1,9 @@
 """WebSocket test peer: the `websockets` library's server on 127.0.0.1, optionally with TLS.
 
-Usage: ws_peer.py --port 0 [--tls-cert server.pem --tls-key server.key]
+Usage: ws_peer.py --port 0 [--tls-cert server.pem --tls-key server.key [--tls-legacy-only]]
+--tls-legacy-only offers TLS 1.0 and 1.1 only (at OpenSSL security level 0, which they need); before
+printing READY it proves that by completing a TLS 1.1 handshake with itself, and exits with an error
+if this machine's OpenSSL cannot, so a test can never pass against a server that refused everything.
 Prints `READY <port>` once listening. Behaviour by request path:
   /echo            echo every message back, same type
   /close/<code>    send one text "closing", then close with <code> and reason "server says bye"
@@ -19,6 +22,8 @@ import logging
 import os
 import signal
 import ssl
+import sys
+import warnings
 
 from websockets.asyncio.server import serve
 
@@ -72,6 +77,25 @@ async def handler(ws):
         await ws.send(message)
 
 
+async def prove_legacy_tls(port):
+    """Completes a TLS 1.0/1.1-only handshake with our own server, or exits with the reason."""
+    client = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    client.check_hostname = False
+    client.verify_mode = ssl.CERT_NONE
+    client.set_ciphers("DEFAULT:@SECLEVEL=0")
+    client.minimum_version = ssl.TLSVersion.TLSv1
+    client.maximum_version = ssl.TLSVersion.TLSv1_1
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port, ssl=client), 10)
+    except Exception as error:  # noqa: BLE001 - any failure means the mode is unavailable
+        raise SystemExit(f"this OpenSSL cannot serve TLS 1.0/1.1: {error}")
+    version = writer.get_extra_info("ssl_object").version()
+    writer.close()
+    if version not in ("TLSv1", "TLSv1.1"):
+        raise SystemExit(f"legacy mode negotiated {version}")
+    print(f"legacy TLS proven: {version}", file=sys.stderr, flush=True)
+
+
 def select_subprotocol(connection, offered):
     """Accepts clients offering no subprotocol; otherwise picks the first known one they offer."""
     for name in offered:
@@ -86,6 +110,7 @@ async def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
+    parser.add_argument("--tls-legacy-only", action="store_true")
     args = parser.parse_args()
     # Failures of the server side (bad frames from the client) go to stderr, which the tests show.
     logging.basicConfig(level=logging.INFO if os.environ.get("WS_PEER_DEBUG") else logging.WARNING)
@@ -93,6 +118,13 @@ async def main():
     if args.tls_cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.tls_cert, args.tls_key)
+        if args.tls_legacy_only:
+            # Python marks these versions deprecated; offering them is the point of this mode.
+            warnings.filterwarnings("ignore", category=DeprecationWarning)
+            # OpenSSL 3 refuses TLS 1.0/1.1 at its default security level; level 0 allows them.
+            context.set_ciphers("DEFAULT:@SECLEVEL=0")
+            context.minimum_version = ssl.TLSVersion.TLSv1
+            context.maximum_version = ssl.TLSVersion.TLSv1_1
     stop = asyncio.get_running_loop().create_future()
     # Exit at once on SIGTERM: a graceful close would wait for every client's closing handshake.
     # A parent that spawns us from a Swift (libdispatch) thread passes on its blocked-signal mask, so
@@ -109,6 +141,8 @@ async def main():
         select_subprotocol=select_subprotocol,
     ) as server:
         port = server.sockets[0].getsockname()[1]
+        if args.tls_legacy_only:
+            await prove_legacy_tls(port)
         print(f"READY {port}", flush=True)
         await stop
 

@@ -75,7 +75,7 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
         else { throw EngineIOError(.transportFailed, "unsupported URL \(url.scheme ?? "")://\(url.host ?? "")") }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         let key = "\(scheme)://\(host):\(port)"
-        let message = requestBytes(method, url: url, host: host, port: port, body: body, headers: headers)
+        let message = try requestBytes(method, url: url, host: host, port: port, body: body, headers: headers)
 
         var reused = takeIdle(key)
         while true {
@@ -204,7 +204,7 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
 
     private func requestBytes(
         _ method: String, url: URL, host: String, port: Int, body: [UInt8], headers: [String: String]
-    ) -> [UInt8] {
+    ) throws -> [UInt8] {
         var key = method + " " + url.absoluteString
         if !headers.isEmpty {
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) { key += "\n\(name): \(value)" }
@@ -213,7 +213,7 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
         if let head = lock.withLock({ heads[key] }) {
             bytes = head
         } else {
-            bytes = Self.requestHead(method, url: url, host: host, port: port, headers: headers)
+            bytes = try Self.requestHead(method, url: url, host: host, port: port, headers: headers)
             lock.withLock {
                 if heads.count >= 8 { heads.removeAll() }
                 heads[key] = bytes
@@ -230,19 +230,26 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
 
     /// The request line and fixed headers, without the final empty line (and without the
     /// per-request `Content-Length`).
-    static func requestHead(_ method: String, url: URL, host: String, port: Int, headers: [String: String]) -> [UInt8] {
+    static func requestHead(_ method: String, url: URL, host: String, port: Int, headers: [String: String]) throws
+        -> [UInt8]
+    {
         // `URL.path` drops a trailing slash, which the Engine.IO path needs.
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         var target = components?.percentEncodedPath ?? "/"
         if target.isEmpty { target = "/" }
         if let query = components?.percentEncodedQuery { target += "?" + query }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nAccept: */*\r\n"
+        // An IPv6 literal needs its brackets back, or its colons read as a port (RFC 9110 §7.2).
+        let hostName = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(hostName):\(port)\r\nAccept: */*\r\n"
         if method == "POST" {
             head += "Content-Type: text/plain; charset=UTF-8\r\n"
         }
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-            // A header with a line break would smuggle a second header or request.
-            guard !name.contains(where: \.isNewline), !value.contains(where: \.isNewline) else { continue }
+            // A header with a line break would smuggle a second header or request: refuse it loudly
+            // (checked on bytes; see HTTPFieldSyntax).
+            guard HTTPFieldSyntax.isValidName(name), HTTPFieldSyntax.isValidValue(value) else {
+                throw EngineIOError(.transportFailed, "a polling header name or value has a forbidden character")
+            }
             head += "\(name): \(value)\r\n"
         }
         return Array(head.utf8)
@@ -256,16 +263,14 @@ final class HTTPStream: @unchecked Sendable {
         let reason: String
     }
 
-    struct Response {
-        var status: Int
-        var keepAlive: Bool
-        var body: [UInt8]
-    }
+    typealias Response = HTTPResponseParser.Response
 
     let connection: any ByteStream
     // Only one request runs on a stream at a time (it is out of the pool while in use).
-    private var buffer: [UInt8] = []
-    private var start = 0
+    private var leftover: [UInt8] = []
+
+    /// Bytes received past the last response (none on a healthy idle connection).
+    var available: Int { leftover.count }
 
     init(_ connection: any ByteStream) {
         self.connection = connection
@@ -283,176 +288,35 @@ final class HTTPStream: @unchecked Sendable {
         } catch {
             throw StaleConnection(reason: "write failed: \(error)")
         }
-        let head = try await readHead()
-        var body: [UInt8]
-        if head.chunked {
-            body = try await readChunked(maximumBodySize: maximumBodySize)
-        } else if let length = head.contentLength {
-            guard length <= maximumBodySize else {
-                throw EngineIOError(.transportFailed, "response body of \(length) bytes is too large")
-            }
-            body = try await readExactly(length)
-        } else {
-            body = try await readToEnd(maximumBodySize: maximumBodySize)
-            return Response(status: head.status, keepAlive: false, body: body)
-        }
-        return Response(status: head.status, keepAlive: head.keepAlive, body: body)
-    }
-
-    private var available: Int { buffer.count - start }
-
-    private func fill() async throws -> Bool {
-        if start > 0 && start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            start = 0
-        }
-        let chunk = try await connection.read()
-        if chunk.isEmpty { return false }
-        buffer.append(contentsOf: chunk)
-        return true
-    }
-
-    private func take(_ count: Int) -> [UInt8] {
-        let bytes = Array(buffer[start..<start + count])
-        start += count
-        if start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            start = 0
-        }
-        return bytes
-    }
-
-    struct Head {
-        var status: Int
-        var contentLength: Int?
-        var chunked: Bool
-        var keepAlive: Bool
-    }
-
-    private func readHead() async throws -> Head {
-        var searchFrom = start
-        var sawByte = available > 0
+        // The parsing lives in HTTPResponseParser, a pure function of the bytes, so it can be fuzzed.
+        var parser = HTTPResponseParser(maximumBodySize: maximumBodySize)
+        parser.append(leftover)
+        leftover = []
         while true {
-            if let end = findHeaderEnd(from: searchFrom) {
-                let text = String(decoding: buffer[start..<end], as: UTF8.self)
-                start = end + 4
-                return try parseHead(text)
+            if let response = try parser.next() {
+                leftover = Array(parser.leftover)
+                return response
             }
-            searchFrom = max(start, buffer.count - 3)
-            guard available < 64 * 1024 else {
-                throw EngineIOError(.transportFailed, "response headers exceed 64 KiB")
-            }
-            let more: Bool
+            let chunk: [UInt8]
             do {
-                more = try await fill()
+                chunk = try await connection.read()
             } catch {
-                if !sawByte { throw StaleConnection(reason: "read failed: \(error)") }
+                if !parser.hasReceivedBytes { throw StaleConnection(reason: "read failed: \(error)") }
                 throw error
             }
-            guard more else {
-                if !sawByte { throw StaleConnection(reason: "the server closed the connection") }
-                throw EngineIOError(.transportFailed, "the connection closed inside the response headers")
+            guard !chunk.isEmpty else {
+                if !parser.hasReceivedBytes { throw StaleConnection(reason: "the server closed the connection") }
+                return try parser.finish(cleanEnd: Self.endedCleanly(connection))
             }
-            sawByte = true
+            parser.append(chunk)
         }
     }
 
-    private func findHeaderEnd(from index: Int) -> Int? {
-        var index = max(index, start)
-        while index + 3 < buffer.count {
-            if buffer[index] == 13, buffer[index + 1] == 10, buffer[index + 2] == 13, buffer[index + 3] == 10 {
-                return index
-            }
-            index += 1
-        }
-        return nil
-    }
-
-    private func parseHead(_ text: String) throws -> Head {
-        let lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)
-        let statusParts = lines.first?.split(separator: " ", maxSplits: 2) ?? []
-        guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), let status = Int(statusParts[1]) else {
-            throw EngineIOError(.transportFailed, "invalid HTTP status line")
-        }
-        var head = Head(status: status, contentLength: nil, chunked: false, keepAlive: statusParts[0] == "HTTP/1.1")
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            switch name {
-            case "content-length":
-                guard let length = Int(value), length >= 0 else {
-                    throw EngineIOError(.transportFailed, "invalid Content-Length")
-                }
-                head.contentLength = length
-            case "transfer-encoding":
-                head.chunked = value.lowercased().contains("chunked")
-            case "connection":
-                let token = value.lowercased()
-                if token.contains("close") { head.keepAlive = false }
-                if token.contains("keep-alive") { head.keepAlive = true }
-            default:
-                break
-            }
-        }
-        return head
-    }
-
-    private func readExactly(_ count: Int) async throws -> [UInt8] {
-        while available < count {
-            guard try await fill() else {
-                throw EngineIOError(.transportFailed, "the connection closed inside the response body")
-            }
-        }
-        return take(count)
-    }
-
-    private func readLine() async throws -> String {
-        while true {
-            var index = start
-            while index + 1 < buffer.count {
-                if buffer[index] == 13, buffer[index + 1] == 10 {
-                    let line = String(decoding: buffer[start..<index], as: UTF8.self)
-                    start = index + 2
-                    return line
-                }
-                index += 1
-            }
-            guard available < 4096 else { throw EngineIOError(.transportFailed, "chunk header too long") }
-            guard try await fill() else {
-                throw EngineIOError(.transportFailed, "the connection closed inside a chunk header")
-            }
-        }
-    }
-
-    private func readChunked(maximumBodySize: Int) async throws -> [UInt8] {
-        var body: [UInt8] = []
-        while true {
-            let line = try await readLine()
-            let sizeText = line.split(separator: ";").first.map(String.init) ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else {
-                throw EngineIOError(.transportFailed, "invalid chunk size")
-            }
-            if size == 0 {
-                // Trailers end with an empty line.
-                while try await readLine() != "" {}
-                return body
-            }
-            // Compared as a difference: `body.count + size` could overflow for a size near Int.max.
-            guard size <= maximumBodySize - body.count else {
-                throw EngineIOError(.transportFailed, "chunked response body is too large")
-            }
-            body += try await readExactly(size)
-            guard try await readLine() == "" else { throw EngineIOError(.transportFailed, "invalid chunk end") }
-        }
-    }
-
-    private func readToEnd(maximumBodySize: Int) async throws -> [UInt8] {
-        while try await fill() {
-            guard available <= maximumBodySize else {
-                throw EngineIOError(.transportFailed, "response body is too large")
-            }
-        }
-        return take(available)
+    /// A TLS stream that ended without `close_notify` may have been truncated by an attacker.
+    private static func endedCleanly(_ connection: any ByteStream) -> Bool {
+        #if canImport(COpenSSL)
+            if let tls = connection as? TLSConnection { return tls.receivedCloseNotify }
+        #endif
+        return true
     }
 }

@@ -103,6 +103,7 @@ public final class HTTPClient: Sendable {
         guard let host = request.url.host?.lowercased(), let scheme = request.url.scheme?.lowercased(),
             scheme == "http" || scheme == "https"
         else { throw HTTPError(.invalidRequest, request: request, underlying: "not an http(s) URL") }
+        try validateFields(of: request)
         if let budget = configuration.rateBudget {
             try await budget.acquire(host: host, account: request.rateLimitAccount, family: request.rateLimitFamily)
         }
@@ -160,6 +161,22 @@ public final class HTTPClient: Sendable {
     {
         let response = try await send(request)
         return try response.decode(type, decoder: decoder, request: request)
+    }
+
+    /// Refuses a header, token or user agent that would break out of its header line.
+    private func validateFields(of request: HTTPRequest) throws {
+        for (name, value) in request.headers
+        where !HTTPFieldSyntax.isValidName(name) || !HTTPFieldSyntax.isValidValue(value) {
+            // The value may be a secret: name the header only when the name itself is well-formed.
+            let label = HTTPFieldSyntax.isValidName(name) ? "header \(name)" : "a header name"
+            throw HTTPError(.invalidRequest, request: request, underlying: "\(label) has a forbidden character")
+        }
+        if let token = request.bearerToken, !HTTPFieldSyntax.isValidValue(token) {
+            throw HTTPError(.invalidRequest, request: request, underlying: "the bearer token has a forbidden character")
+        }
+        if let userAgent = configuration.userAgent, !HTTPFieldSyntax.isValidValue(userAgent) {
+            throw HTTPError(.invalidRequest, request: request, underlying: "the user agent has a forbidden character")
+        }
     }
 
     private func prepare(_ request: HTTPRequest) -> URLRequest {
@@ -281,11 +298,33 @@ private final class RedirectPolicy: NSObject, URLSessionTaskDelegate, Sendable {
         if let from = response.url {
             cookies.store(setCookieHeaders: HTTPClient.headers(of: response).values(for: "Set-Cookie"), from: from)
         }
-        let originalHost = task.originalRequest?.url?.host?.lowercased()
         if let url = next.url {
-            if url.host?.lowercased() != originalHost { next.setValue(nil, forHTTPHeaderField: "Authorization") }
+            if !HTTPClient.redirectKeepsAuthorization(original: task.originalRequest?.url, from: response.url, to: url)
+            {
+                next.setValue(nil, forHTTPHeaderField: "Authorization")
+            }
             next.setValue(cookies.cookieHeader(for: url), forHTTPHeaderField: "Cookie")
         }
         completionHandler(next)
+    }
+}
+
+extension HTTPClient {
+    /// Whether a redirect hop from `from` to `to` may keep the `Authorization` header of a request
+    /// first sent to `original`.
+    ///
+    /// The token belongs to one origin: a hop that changes the scheme (https → http would expose it
+    /// on the wire), the host or the port loses it, and so does every later hop, even one back home.
+    static func redirectKeepsAuthorization(original: URL?, from: URL?, to: URL) -> Bool {
+        guard let original, let from else { return false }
+        let home = origin(original)
+        return origin(from) == home && origin(to) == home
+    }
+
+    /// Scheme, host and port (the scheme's default when none is given), lower-cased.
+    static func origin(_ url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 }

@@ -26,13 +26,40 @@ public struct HTTPCookieValue: Sendable, Equatable {
 /// `Max-Age` wins over `Expires`, a zero or negative one deletes the cookie, and expiry is judged
 /// by the injected `now`, not the system time. Matching follows RFC 6265: host-only or domain
 /// cookies, path prefixes, `Secure` only over HTTPS. Cookies live in memory only.
+///
+/// Guards: a `Domain` that is a public suffix (``PublicSuffixList``) is refused, unless it is the
+/// host itself, which then gets a host-only cookie (RFC 6265 §5.3 step 5); a `Secure` cookie is
+/// only accepted over https, and a cookie from plain http never replaces or shadows a `Secure`
+/// one (RFC 6265bis "leave secure cookies alone"); a cookie over 4096 bytes is ignored; and the
+/// jar holds at most ``maximumCookies`` cookies, ``maximumCookiesPerDomain`` per domain, dropping
+/// the oldest first.
 public final class HTTPCookieJar: Sendable {
+    /// The most cookies the jar keeps.
+    public let maximumCookies: Int
+    /// The most cookies the jar keeps for one registrable domain.
+    public let maximumCookiesPerDomain: Int
+    /// The largest cookie accepted, name and value together, in bytes (RFC 6265 §6.1's minimum).
+    public static let maximumCookieSize = 4096
     private let now: @Sendable () -> Date
+    private let publicSuffixes: PublicSuffixList
+    // Oldest first, so eviction drops from the front.
     private let cookies = Locked<[HTTPCookieValue]>([])
 
     /// Creates an empty jar that judges expiry with `now`.
-    public init(now: @escaping @Sendable () -> Date = { Date() }) {
+    ///
+    /// - Parameters:
+    ///   - now: the current date, injected so tests control expiry.
+    ///   - publicSuffixes: the suffixes no cookie may be set for.
+    ///   - maximumCookies: the most cookies kept in all.
+    ///   - maximumCookiesPerDomain: the most kept for one registrable domain.
+    public init(
+        now: @escaping @Sendable () -> Date = { Date() }, publicSuffixes: PublicSuffixList = .bundled,
+        maximumCookies: Int = 1000, maximumCookiesPerDomain: Int = 50
+    ) {
         self.now = now
+        self.publicSuffixes = publicSuffixes
+        self.maximumCookies = max(1, maximumCookies)
+        self.maximumCookiesPerDomain = max(1, maximumCookiesPerDomain)
     }
 
     /// Every unexpired cookie, for inspection.
@@ -50,14 +77,50 @@ public final class HTTPCookieJar: Sendable {
     /// Stores the cookies of `Set-Cookie` header values received from `url`; invalid ones are ignored.
     public func store(setCookieHeaders: [String], from url: URL) {
         guard let host = url.host?.lowercased() else { return }
+        let secureScheme = url.scheme?.lowercased() == "https" || url.scheme?.lowercased() == "wss"
         let date = now()
         for header in setCookieHeaders {
-            guard let cookie = Self.parse(header, host: host, requestPath: url.path, now: date) else { continue }
+            guard
+                let cookie = Self.parse(
+                    header, host: host, requestPath: url.path, now: date, publicSuffixes: publicSuffixes),
+                secureScheme || !cookie.secure
+            else { continue }
             cookies.withLock { stored in
+                // Plain http must not replace, delete or shadow a Secure cookie (RFC 6265bis §5.7).
+                if !secureScheme,
+                    stored.contains(where: { old in
+                        old.secure && old.name == cookie.name
+                            && (Self.domainMatches(old.domain, cookie.domain)
+                                || Self.domainMatches(cookie.domain, old.domain))
+                            && Self.pathMatches(cookie.path, old.path)
+                    })
+                {
+                    return
+                }
                 stored.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
-                if cookie.expires.map({ $0 > date }) ?? true { stored.append(cookie) }
+                guard cookie.expires.map({ $0 > date }) ?? true else { return }
+                stored.append(cookie)
+                enforceLimits(&stored, newest: cookie, now: date)
             }
         }
+    }
+
+    /// Drops expired cookies, then the oldest of the new cookie's domain, then the oldest overall.
+    private func enforceLimits(_ stored: inout [HTTPCookieValue], newest: HTTPCookieValue, now date: Date) {
+        let site = publicSuffixes.registrableDomain(of: newest.domain) ?? newest.domain
+        func sameSite(_ cookie: HTTPCookieValue) -> Bool {
+            (publicSuffixes.registrableDomain(of: cookie.domain) ?? cookie.domain) == site
+        }
+        var siteCount = stored.count(where: sameSite)
+        if stored.count > maximumCookies || siteCount > maximumCookiesPerDomain {
+            stored.removeAll { $0.expires.map { $0 <= date } ?? false }
+            siteCount = stored.count(where: sameSite)
+        }
+        while siteCount > maximumCookiesPerDomain, let index = stored.firstIndex(where: sameSite) {
+            stored.remove(at: index)
+            siteCount -= 1
+        }
+        if stored.count > maximumCookies { stored.removeFirst(stored.count - maximumCookies) }
     }
 
     /// The `Cookie` header value for a request to `url`, or `nil` when no cookie applies.
@@ -79,12 +142,18 @@ public final class HTTPCookieJar: Sendable {
             .joined(separator: "; ")
     }
 
-    static func parse(_ header: String, host: String, requestPath: String, now: Date) -> HTTPCookieValue? {
+    static func parse(
+        _ header: String, host: String, requestPath: String, now: Date,
+        publicSuffixes: PublicSuffixList = .bundled
+    ) -> HTTPCookieValue? {
         let pieces = header.split(separator: ";", omittingEmptySubsequences: false)
         guard let first = pieces.first, let equals = first.firstIndex(of: "=") else { return nil }
         let name = first[..<equals].trimmingCharacters(in: .whitespaces)
         let value = first[first.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty else { return nil }
+        // The pair goes back out in a Cookie header: it must not be able to break that line.
+        guard !name.isEmpty, name.utf8.count + value.utf8.count <= maximumCookieSize,
+            HTTPFieldSyntax.isValidName(name), HTTPFieldSyntax.isValidValue(value)
+        else { return nil }
         var cookie = HTTPCookieValue(
             name: name, value: value, domain: host, hostOnly: true, path: defaultPath(requestPath), expires: nil,
             secure: false)
@@ -104,6 +173,14 @@ public final class HTTPCookieJar: Sendable {
                 guard !domain.isEmpty else { continue }
                 // A server may only widen a cookie to a domain it belongs to.
                 guard domainMatches(host, domain) else { return nil }
+                // Never to a public suffix: `Domain=co.uk` would reach every site below it. The host
+                // itself may be one (a site on github.io); it then gets a host-only cookie.
+                if publicSuffixes.isPublicSuffix(domain) {
+                    guard domain == host else { return nil }
+                    cookie.domain = host
+                    cookie.hostOnly = true
+                    continue
+                }
                 cookie.domain = domain
                 cookie.hostOnly = false
             case "path":

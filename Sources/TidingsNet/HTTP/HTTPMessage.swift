@@ -208,3 +208,28 @@ public struct HTTPResponse: Sendable {
         return text.isEmpty ? nil : text
     }
 }
+
+/// The syntax of header fields (RFC 9110 §5), checked on bytes: a Swift `Character` comparison
+/// misses `"\r\n"`, which is one grapheme equal to neither `"\r"` nor `"\n"`.
+enum HTTPFieldSyntax {
+    /// Whether `name` is a non-empty token (letters, digits and ``!#$%&'*+-.^_`|~``).
+    static func isValidName(_ name: String) -> Bool {
+        !name.utf8.isEmpty && name.utf8.allSatisfy(isTokenByte)
+    }
+
+    /// Whether `value` has no control byte but horizontal tab (so no CR, LF or NUL).
+    static func isValidValue(_ value: String) -> Bool {
+        value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
+    }
+
+    /// Whether `byte` may appear in a token (RFC 9110 §5.6.2).
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+}

@@ -175,6 +175,15 @@ public actor SocketIOClient {
 
     // MARK: - Connecting
 
+    /// The first ack id from `candidate` on (wrapping after `Int32.max`) that `isTaken` does not
+    /// claim: after a wrap, an id still waiting for its ack must not be handed out again, or one
+    /// answer would resolve two emits.
+    static func freeAckID(from candidate: Int, isTaken: (Int) -> Bool) -> Int {
+        var id = candidate
+        while isTaken(id) { id = id == Int(Int32.max) ? 0 : id + 1 }
+        return id
+    }
+
     /// Connects to `namespace`, sending `auth` in the connect packet, and returns once the server
     /// accepted. The namespace and auth are reused by every reconnection.
     ///
@@ -452,8 +461,8 @@ public actor SocketIOClient {
         _ event: String, arguments: [JSONValue], timeout: Duration = .seconds(10)
     ) async throws -> [JSONValue] {
         try checkCanSend()
-        let id = nextAckID
-        nextAckID = nextAckID == Int(Int32.max) ? 0 : nextAckID + 1
+        let id = Self.freeAckID(from: nextAckID) { pendingAcks[$0] != nil || inFlightAcks.contains($0) }
+        nextAckID = id == Int(Int32.max) ? 0 : id + 1
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[JSONValue], any Error>) in
                 pendingAcks[id] = continuation

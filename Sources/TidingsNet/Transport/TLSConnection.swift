@@ -28,6 +28,10 @@ import Foundation
             var output: OpaquePointer
             /// Encrypted bytes produced by OpenSSL, in order, not yet handed to the transport.
             var outbound: [UInt8] = []
+            /// Whether the peer ended the stream with a `close_notify` alert.
+            var receivedCloseNotify = false
+            /// Whether our `close_notify` was produced (it is sent once).
+            var sentCloseNotify = false
         }
 
         private init(transport: any ByteStream, host: String, session: Session) {
@@ -61,6 +65,12 @@ import Foundation
             let name = configuration.serverNameOverride ?? host
             let session: Session
             do {
+                // OpenSSL treats an empty name as "no name to check": any trusted certificate would pass.
+                guard isUsableHostName(name) else {
+                    throw TransportError(
+                        kind: .invalidHostName, operation: "tls-setup",
+                        detail: "the host name to verify is empty or malformed")
+                }
                 session = try makeSession(name: name, configuration: configuration)
             } catch {
                 transport.close()
@@ -110,6 +120,7 @@ import Foundation
             ERR_clear_error()
             guard let context = SSL_CTX_new(TLS_server_method()) else { throw failure("SSL_CTX_new") }
             _ = copenssl_ctx_set_min_proto_version(context, TLS1_2_VERSION)
+            copenssl_ctx_disable_renegotiation(context)
             let loaded = withMemoryBIO(identity.certificateChain) { bio -> Bool in
                 guard let leaf = PEM_read_bio_X509(bio, nil, nil, nil) else { return false }
                 defer { X509_free(leaf) }
@@ -141,7 +152,8 @@ import Foundation
         private static func withMemoryBIO<T>(_ text: String, _ body: (OpaquePointer) -> T?) -> T? {
             let bytes = Array(text.utf8)
             return bytes.withUnsafeBytes { raw -> T? in
-                guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+                guard let length = Int32(exactly: raw.count), let bio = BIO_new_mem_buf(raw.baseAddress, length)
+                else { return nil }
                 defer { BIO_free(bio) }
                 return body(bio)
             }
@@ -158,12 +170,20 @@ import Foundation
                 SSL_CTX_free(context)
                 throw failure("SSL_new")
             }
+            // Each call below returns 1 on success (ALPN: 0); a failed one would leave the name
+            // unchecked, so it fails the connection instead.
+            let named: Bool
             if isIPAddress(name) {
-                _ = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name)
+                named = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) == 1
             } else {
                 SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
-                _ = SSL_set1_host(ssl, name)
-                _ = copenssl_set_tlsext_host_name(ssl, name)
+                named = SSL_set1_host(ssl, name) == 1 && copenssl_set_tlsext_host_name(ssl, name) == 1
+            }
+            guard named else {
+                let error = failure("the host name could not be set for verification")
+                SSL_free(ssl)
+                SSL_CTX_free(context)
+                throw error
             }
             if !configuration.applicationProtocols.isEmpty {
                 var wire: [UInt8] = []
@@ -171,7 +191,12 @@ import Foundation
                     wire.append(UInt8(name.utf8.count))
                     wire += name.utf8
                 }
-                _ = SSL_set_alpn_protos(ssl, wire, UInt32(wire.count))
+                guard SSL_set_alpn_protos(ssl, wire, UInt32(wire.count)) == 0 else {
+                    let error = failure("SSL_set_alpn_protos")
+                    SSL_free(ssl)
+                    SSL_CTX_free(context)
+                    throw error
+                }
             }
             return try attachMemoryBIOs(ssl: ssl, context: context, role: .client, failure: failure)
         }
@@ -222,6 +247,8 @@ import Foundation
                 ERR_clear_error()
                 guard let context = SSL_CTX_new(TLS_client_method()) else { throw failure("SSL_CTX_new") }
                 _ = copenssl_ctx_set_min_proto_version(context, TLS1_2_VERSION)
+                // Renegotiation has a history of attacks and nothing here needs it.
+                copenssl_ctx_disable_renegotiation(context)
                 SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
                 if configuration.trustsSystemStore { _ = SSL_CTX_set_default_verify_paths(context) }
                 if let store = SSL_CTX_get_cert_store(context) {
@@ -243,7 +270,8 @@ import Foundation
         private static func addCertificates(pem: String, to store: OpaquePointer) -> Int {
             let bytes = Array(pem.utf8)
             return bytes.withUnsafeBytes { raw -> Int in
-                guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return 0 }
+                guard let length = Int32(exactly: raw.count), let bio = BIO_new_mem_buf(raw.baseAddress, length)
+                else { return 0 }
                 defer { BIO_free(bio) }
                 var count = 0
                 while let certificate = PEM_read_bio_X509(bio, nil, nil, nil) {
@@ -257,12 +285,14 @@ import Foundation
 
         private func handshake() async throws {
             while true {
-                let (result, error, verify) = session.withLock { session -> (Int32, Int32, Int) in
+                let (result, error, verify, queue) = session.withLock { session -> (Int32, Int32, Int, String) in
                     ERR_clear_error()
                     let result = SSL_do_handshake(session.ssl)
                     let error = SSL_get_error(session.ssl, result)
+                    // OpenSSL's error queue is per thread: read it here, before a suspension moves us.
+                    let queue = result == 1 ? "" : openSSLErrors()
                     Self.drainOutput(&session)
-                    return (result, error, SSL_get_verify_result(session.ssl))
+                    return (result, error, SSL_get_verify_result(session.ssl), queue)
                 }
                 try await flush()
                 if result == 1 { return }
@@ -284,10 +314,10 @@ import Foundation
                             verify == X509_V_ERR_HOSTNAME_MISMATCH || verify == X509_V_ERR_IP_ADDRESS_MISMATCH
                         throw TransportError(
                             kind: mismatch ? .hostnameMismatch : .certificateUntrusted, operation: "handshake",
-                            host: host, code: Int32(verify), detail: reason)
+                            host: host, code: Int32(truncatingIfNeeded: verify), detail: reason)
                     }
                     throw TransportError(
-                        kind: .tlsHandshakeFailed, operation: "handshake", host: host, detail: openSSLErrors())
+                        kind: .tlsHandshakeFailed, operation: "handshake", host: host, detail: queue)
                 }
             }
         }
@@ -295,13 +325,20 @@ import Foundation
         private func feed(_ bytes: [UInt8]) {
             session.withLock { session in
                 bytes.withUnsafeBytes { raw in
-                    _ = BIO_write(session.input, raw.baseAddress, Int32(raw.count))
+                    // Memory BIOs take everything; slices keep each length within Int32.
+                    var offset = 0
+                    while let base = raw.baseAddress, offset < raw.count {
+                        let count = min(raw.count - offset, Self.maximumWriteSlice)
+                        let written = BIO_write(session.input, base + offset, Int32(count))
+                        guard written > 0 else { return }
+                        offset += Int(written)
+                    }
                 }
             }
         }
 
         private static func drainOutput(_ session: inout Session) {
-            let pending = Int(BIO_ctrl_pending(session.output))
+            let pending = min(Int(BIO_ctrl_pending(session.output)), Int(Int32.max))
             guard pending > 0 else { return }
             let chunk = [UInt8](unsafeUninitializedCapacity: pending) { raw, initialized in
                 initialized = max(Int(BIO_read(session.output, raw.baseAddress, Int32(raw.count))), 0)
@@ -333,7 +370,8 @@ import Foundation
             guard !alreadyReading else { throw TransportError(kind: .concurrentRead, operation: "read", host: host) }
             defer { readerActive.withLock { $0 = false } }
             while true {
-                let (bytes, error, hasOutput) = session.withLock { session -> ([UInt8], Int32, Bool) in
+                let (bytes, error, hasOutput, queue) = session.withLock {
+                    session -> ([UInt8], Int32, Bool, String) in
                     ERR_clear_error()
                     var error = SSL_ERROR_NONE
                     // Decrypt every buffered record up to the chunk size in one call: a 1 MiB message
@@ -351,8 +389,14 @@ import Foundation
                         }
                         initialized = total
                     }
+                    if error == SSL_ERROR_ZERO_RETURN { session.receivedCloseNotify = true }
+                    let failed =
+                        buffer.isEmpty && error != SSL_ERROR_ZERO_RETURN && error != SSL_ERROR_WANT_READ
+                        && error != SSL_ERROR_WANT_WRITE && error != SSL_ERROR_NONE
+                    // The error queue belongs to this thread: read it before any suspension.
+                    let queue = failed ? openSSLErrors() : ""
                     Self.drainOutput(&session)
-                    return (buffer, error, !session.outbound.isEmpty)
+                    return (buffer, error, !session.outbound.isEmpty, queue)
                 }
                 // Reading rarely produces output (key updates, alerts): skip the flush lock otherwise.
                 if hasOutput { try await flush() }
@@ -367,7 +411,7 @@ import Foundation
                 case SSL_ERROR_WANT_WRITE, SSL_ERROR_NONE:
                     continue
                 default:
-                    throw TransportError(kind: .tlsFailure, operation: "read", host: host, detail: openSSLErrors())
+                    throw TransportError(kind: .tlsFailure, operation: "read", host: host, detail: queue)
                 }
             }
         }
@@ -377,21 +421,77 @@ import Foundation
         /// - Throws: ``TransportError`` (`tlsFailure`, transport errors), `CancellationError`.
         public func write(_ bytes: [UInt8]) async throws {
             guard !bytes.isEmpty else { return }
-            let failed = session.withLock { session -> Bool in
+            let failure = session.withLock { session -> String? in
                 ERR_clear_error()
-                // Memory BIOs accept everything, so one SSL_write takes the whole buffer.
-                let written = bytes.withUnsafeBytes { SSL_write(session.ssl, $0.baseAddress, Int32($0.count)) }
+                // Memory BIOs accept everything, so SSL_write takes a whole slice; slices keep the
+                // count within Int32 for any buffer size.
+                var offset = 0
+                while offset < bytes.count {
+                    let count = min(bytes.count - offset, Self.maximumWriteSlice)
+                    let written = bytes.withUnsafeBytes {
+                        SSL_write(session.ssl, $0.baseAddress! + offset, Int32(count))
+                    }
+                    guard written > 0 else {
+                        let queue = openSSLErrors()
+                        Self.drainOutput(&session)
+                        return queue
+                    }
+                    offset += Int(written)
+                }
                 Self.drainOutput(&session)
-                return written <= 0
+                return nil
             }
-            if failed {
-                throw TransportError(kind: .tlsFailure, operation: "write", host: host, detail: openSSLErrors())
+            if let failure {
+                throw TransportError(kind: .tlsFailure, operation: "write", host: host, detail: failure)
             }
             try await flush()
         }
 
-        /// Closes the underlying stream; pending reads and writes fail.
-        public func close() { transport.close() }
+        /// The largest slice handed to one `SSL_write` (its length is an `Int32`).
+        static let maximumWriteSlice = 1 << 30
+
+        /// Whether the peer ended the stream with a TLS `close_notify` alert. A `read()` that returned
+        /// the end of the stream without it may have been cut short by an attacker: a body framed only
+        /// by the end of the connection must then be treated as truncated.
+        public var receivedCloseNotify: Bool { session.withLock { $0.receivedCloseNotify } }
+
+        /// Whether this session refuses renegotiation (always, by construction; for tests).
+        var refusesRenegotiation: Bool { session.withLock { copenssl_renegotiation_disabled($0.ssl) == 1 } }
+
+        /// How long ``close()`` lets the `close_notify` alert wait for the transport before closing it.
+        static let closeNotifyGrace = Duration.milliseconds(500)
+
+        /// Sends a TLS `close_notify` alert (once the handshake is done) and closes the underlying
+        /// stream; pending reads and writes fail with ``TransportError/Kind/closed``.
+        ///
+        /// The alert is written without waiting: the transport closes as soon as it is sent, and at
+        /// the latest after a short grace period if the peer does not read.
+        public func close() {
+            let alert = session.withLock { session -> [UInt8] in
+                guard !session.sentCloseNotify, SSL_is_init_finished(session.ssl) == 1 else { return [] }
+                session.sentCloseNotify = true
+                ERR_clear_error()
+                _ = SSL_shutdown(session.ssl)
+                ERR_clear_error()
+                Self.drainOutput(&session)
+                defer { session.outbound = [] }
+                return session.outbound
+            }
+            let transport = self.transport
+            guard !alert.isEmpty else {
+                transport.close()
+                return
+            }
+            let grace = Task {
+                try? await Task.sleep(for: Self.closeNotifyGrace)
+                transport.close()
+            }
+            Task {
+                try? await transport.write(alert)
+                transport.close()
+                grace.cancel()
+            }
+        }
     }
 
     /// The pending OpenSSL errors of this thread, as text, oldest first.
@@ -407,6 +507,15 @@ import Foundation
         return lines.isEmpty ? "unknown TLS error" : lines.joined(separator: "; ")
     }
 #endif
+
+/// Whether `name` can be checked against a certificate: a non-empty DNS name of at most 253 bytes
+/// made of printable ASCII without spaces, or an IP literal.
+func isUsableHostName(_ name: String) -> Bool {
+    let bytes = Array(name.utf8)
+    guard !bytes.isEmpty, bytes.count <= 253 else { return false }
+    if isIPAddress(name) { return true }
+    return bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F } && !bytes.allSatisfy { $0 == UInt8(ascii: ".") }
+}
 
 /// Whether `host` is an IPv4 or IPv6 literal (certificates name those in IP SANs, not DNS SANs).
 func isIPAddress(_ host: String) -> Bool {

@@ -27,6 +27,9 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         case hostnameMismatch
         /// A TLS record could not be processed after the handshake.
         case tlsFailure
+        /// The host name to verify is empty or not a usable DNS name or IP literal, so no certificate
+        /// could be checked against it.
+        case invalidHostName
     }
 
     /// What went wrong.

@@ -111,13 +111,17 @@ public final class WebSocket: Sendable {
 
     private let core: WebSocketConnection
     private let incoming: BackPressureQueue<WebSocketMessage>
+    /// The configured message limit, which applies to what we send as well as what we accept.
+    private let maximumMessageSize: Int
 
     private init(
         core: WebSocketConnection, response: WebSocketHandshake.Response,
-        messages: AsyncThrowingStream<WebSocketMessage, any Error>, incoming: BackPressureQueue<WebSocketMessage>
+        messages: AsyncThrowingStream<WebSocketMessage, any Error>, incoming: BackPressureQueue<WebSocketMessage>,
+        maximumMessageSize: Int
     ) {
         self.core = core
         self.incoming = incoming
+        self.maximumMessageSize = maximumMessageSize
         self.subprotocol = response.subprotocol
         self.responseHeaders = response.headers
         self.messages = messages
@@ -157,7 +161,9 @@ public final class WebSocket: Sendable {
         let core = WebSocketConnection(
             stream: opened.stream, configuration: configuration, incoming: incoming, logger: log)
         core.start(leftover: opened.response.leftover)
-        return WebSocket(core: core, response: opened.response, messages: incoming.makeStream(), incoming: incoming)
+        return WebSocket(
+            core: core, response: opened.response, messages: incoming.makeStream(), incoming: incoming,
+            maximumMessageSize: configuration.maximumMessageSize)
     }
 
     private struct OpenedStream: Sendable {
@@ -219,6 +225,15 @@ public final class WebSocket: Sendable {
     ///   configured maximum, `connectionLost` when the transport failed (a failed write of a queued
     ///   message is reported by the next send); `CancellationError`.
     public func send(_ message: WebSocketMessage) async throws {
+        let size =
+            switch message {
+            case .text(let text): text.utf8.count
+            case .binary(let bytes): bytes.count
+            }
+        guard size <= maximumMessageSize else {
+            throw WebSocketError(
+                .messageTooBig, detail: "message of \(size) bytes exceeds the limit of \(maximumMessageSize)")
+        }
         switch message {
         case .text(let text): try await core.sendData(opcode: .text, payload: Array(text.utf8))
         case .binary(let bytes): try await core.sendData(opcode: .binary, payload: bytes)

@@ -55,11 +55,19 @@ public struct WebSocketCloseCode: RawRepresentable, Hashable, Sendable, CustomSt
     public static let mandatoryExtension = WebSocketCloseCode(rawValue: 1010)
     /// 1011: the server hit an unexpected condition.
     public static let internalError = WebSocketCloseCode(rawValue: 1011)
+    /// 1012: the service is restarting (IANA registry).
+    public static let serviceRestart = WebSocketCloseCode(rawValue: 1012)
+    /// 1013: try again later, the server is overloaded (IANA registry).
+    public static let tryAgainLater = WebSocketCloseCode(rawValue: 1013)
+    /// 1014: a gateway got a bad response from the upstream server (IANA registry).
+    public static let badGateway = WebSocketCloseCode(rawValue: 1014)
 
-    /// Whether the code may appear in a close frame on the wire (1000–1003, 1007–1011, 3000–4999).
+    /// Whether the code may appear in a close frame on the wire: 1000–1003, 1007–1014 (RFC 6455 plus
+    /// the IANA-registered 1012–1014, which Node's `ws` and Python's `websockets` send too) and
+    /// 3000–4999.
     public var isValidOnWire: Bool {
         switch rawValue {
-        case 1000...1003, 1007...1011, 3000...4999: true
+        case 1000...1003, 1007...1014, 3000...4999: true
         default: false
         }
     }

@@ -21,12 +21,19 @@ struct WebSocketHandshake: Sendable {
         var leftover: [UInt8]
     }
 
-    init(target: WebSocketTarget, headers: [(name: String, value: String)], subprotocols: [String])
-        throws(WebSocketError)
-    {
-        var generator = SystemRandomNumberGenerator()
-        let nonce = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        key = Data(nonce).base64EncodedString()
+    /// - Parameter key: a fixed `Sec-WebSocket-Key`, for tests and the fuzzer only; a fresh random
+    ///   one otherwise.
+    init(
+        target: WebSocketTarget, headers: [(name: String, value: String)], subprotocols: [String],
+        key fixedKey: String? = nil
+    ) throws(WebSocketError) {
+        if let fixedKey {
+            key = fixedKey
+        } else {
+            var generator = SystemRandomNumberGenerator()
+            let nonce = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            key = Data(nonce).base64EncodedString()
+        }
         offeredSubprotocols = subprotocols
         var lines = [
             "GET \(target.requestPath) HTTP/1.1",
@@ -36,14 +43,15 @@ struct WebSocketHandshake: Sendable {
             "Sec-WebSocket-Key: \(key)",
             "Sec-WebSocket-Version: 13",
         ]
+        // Bytes, not Characters, are checked: "\r\n" is a single Character equal to neither "\r" nor "\n".
+        for subprotocol in subprotocols where !HTTPFieldSyntax.isValidName(subprotocol) {
+            throw WebSocketError(.handshakeFailed, detail: "a subprotocol is not a valid token")
+        }
         if !subprotocols.isEmpty { lines.append("Sec-WebSocket-Protocol: \(subprotocols.joined(separator: ", "))") }
         for header in headers {
             // A CR or LF would let a value smuggle extra headers into the request.
-            let forbidden =
-                header.name.contains { $0 == "\r" || $0 == "\n" || $0 == ":" }
-                || header.value.contains { $0 == "\r" || $0 == "\n" } || header.name.isEmpty
-            guard !forbidden else {
-                throw WebSocketError(.handshakeFailed, detail: "header \"\(header.name)\" has a forbidden character")
+            guard HTTPFieldSyntax.isValidName(header.name), HTTPFieldSyntax.isValidValue(header.value) else {
+                throw WebSocketError(.handshakeFailed, detail: "a header name or value has a forbidden character")
             }
             lines.append("\(header.name): \(header.value)")
         }
@@ -146,5 +154,32 @@ struct WebSocketTarget: Sendable, Equatable {
     var hostHeader: String {
         let name = host.contains(":") ? "[\(host)]" : host
         return port == (secure ? 443 : 80) ? name : "\(name):\(port)"
+    }
+}
+
+/// Entry points for the libFuzzer targets in Fuzz/; not an API for apps.
+@_spi(Fuzzing) public enum WebSocketHandshakeFuzzing {
+    /// The `Sec-WebSocket-Key` the fuzzing handshake sends (RFC 6455's own example), so a seed
+    /// response can carry the matching accept value `s3pPLMBiTxaQ9kYGzzhZRbK+xOo=`.
+    public static let key = "dGhlIHNhbXBsZSBub25jZQ=="
+
+    /// Parses `bytes` as the response to a handshake that offered `chat` and `superchat`, fed in two
+    /// parts split at `split`, exactly as the client does while bytes arrive.
+    ///
+    /// - Returns: whether a complete, valid response was found.
+    /// - Throws: ``WebSocketError`` for a response the client refuses.
+    public static func parseResponse(_ bytes: [UInt8], split: Int) throws(WebSocketError) -> Bool {
+        let target = try WebSocketTarget(url: URL(string: "ws://example.com/chat")!)
+        let handshake = try WebSocketHandshake(
+            target: target, headers: [], subprotocols: ["chat", "superchat"], key: key)
+        let cut = min(max(split, 0), bytes.count)
+        if let early = try handshake.parse(Array(bytes[..<cut])) {
+            // The head ends at the same place in the whole input; the rest must be frame bytes, untouched.
+            guard let whole = try handshake.parse(bytes), whole.leftover == early.leftover + bytes[cut...],
+                whole.subprotocol == early.subprotocol
+            else { fatalError("a longer input changed a complete handshake response") }
+            return true
+        }
+        return try handshake.parse(bytes) != nil
     }
 }

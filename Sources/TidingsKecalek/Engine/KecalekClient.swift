@@ -79,6 +79,12 @@ public actor KecalekClient {
     let clock: any Clock<Duration>
     let log: Logger
     let changeContinuation: AsyncStream<KecalekChange>.Continuation
+    /// The cache's executor, or a queue of the client's own: the cache is called synchronously, and SQLite
+    /// may wait (busy timeout, a large write), which must never happen on a thread of the cooperative pool.
+    private nonisolated let executor: DatabaseExecutor
+
+    /// Runs the client's jobs on ``executor``.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// The connection state.
     public private(set) var connectionState: KecalekConnectionState = .disconnected
@@ -143,6 +149,7 @@ public actor KecalekClient {
         self.configuration = configuration
         self.transport = transport
         self.cache = cache
+        self.executor = cache.executor ?? DatabaseExecutor(label: "tidings.kecalek")
         self.decryptor = decryptor
         self.clock = clock
         self.log = logger.scoped("kecalek")

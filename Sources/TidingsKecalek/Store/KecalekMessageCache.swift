@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 /// The client's local copy of decrypted messages, one row per (conversation, message ID).
 ///
@@ -24,6 +25,15 @@ public protocol KecalekMessageCache: Sendable {
 
     /// Every cached conversation with its size and newest timestamp, by conversation ID.
     func conversations() throws -> [KecalekCachedConversation]
+
+    /// Where the client runs so that its synchronous calls into this cache never block a thread of Swift's
+    /// cooperative pool (a store's own queue); nil for a cache that never waits (in memory).
+    var executor: DatabaseExecutor? { get }
+}
+
+extension KecalekMessageCache {
+    /// A cache that never waits needs no executor of its own.
+    public var executor: DatabaseExecutor? { nil }
 }
 
 /// The changes a cache transaction can make.

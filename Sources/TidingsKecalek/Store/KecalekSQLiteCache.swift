@@ -21,6 +21,9 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
     private let cipher: ValueCipher
     static let table = "kecalek_messages"
 
+    /// The store's queue: a client on it reads and writes SQLite (busy waits, large writes) off the pool.
+    public var executor: DatabaseExecutor? { database.executor }
+
     /// The tables and migrations of the cache.
     public static let schema = DatabaseSchema(
         tables: [.disposable(table)],

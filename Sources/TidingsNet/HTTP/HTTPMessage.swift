@@ -160,9 +160,14 @@ public struct HTTPResponse: Sendable {
             remaining: headers["X-RateLimit-Remaining"], reset: headers["X-RateLimit-Reset"], date: headers["Date"])
     }
 
-    /// `Retry-After` as a duration from `now` (delta-seconds or HTTP-date), when present and valid.
-    public func retryAfter(now: Date) -> Duration? {
-        headers["Retry-After"].flatMap { RetryAfter.parse($0, now: now) }
+    /// `Retry-After` as a duration (delta-seconds or HTTP-date), when present and valid, at most `maximum`.
+    ///
+    /// An HTTP-date is measured against the response's own `Date` header when it has a readable one, so
+    /// a skewed local clock cannot stretch the wait; `now` stands in otherwise. A hostile or confused
+    /// server cannot ask for more than `maximum` (one hour unless told otherwise).
+    public func retryAfter(now: Date, maximum: Duration = .seconds(3600)) -> Duration? {
+        let serverNow = headers["Date"].flatMap { HTTPDate.parse($0) } ?? now
+        return headers["Retry-After"].flatMap { RetryAfter.parse($0, now: serverNow) }.map { min($0, maximum) }
     }
 
     /// The body decoded as JSON.

@@ -24,6 +24,7 @@ public final class ChildProcess: @unchecked Sendable {
         /// A signal ended it.
         case signalled(Int32)
 
+        /// "exit status N" or "signal N".
         public var description: String {
             switch self {
             case .exited(let status): "exit status \(status)"
@@ -45,7 +46,9 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Why a child could not be spawned or did not finish in time.
     public struct Failure: Error, CustomStringConvertible {
+        /// What failed, with the executable and the system's reason.
         public let description: String
+        /// A failure described by `description`.
         public init(_ description: String) { self.description = description }
     }
 

@@ -32,6 +32,7 @@ public final class PythonPeer: Sendable {
 
     /// Why a peer could not be started.
     public struct StartError: Error, CustomStringConvertible {
+        /// What went wrong, with the end of the peer's standard error when it ran.
         public let description: String
     }
 

@@ -122,7 +122,7 @@ import Testing
         #expect(migration == .busy)
         #expect(count == 0)
         #expect(try directory.files().allSatisfy { !$0.contains("corrupt") })
-        #expect(try other.read { try $0.fetchAll(String.self, "SELECT key FROM settings") } == ["held"])
+        #expect(try await other.read { try $0.fetchAll(String.self, "SELECT key FROM settings") } == ["held"])
     }
 
     @Test func aClosedStoreRefusesAccessAndItsFilesCanBeRemoved() throws {

@@ -202,28 +202,31 @@ public final class HTTPClient: Sendable {
     private static func perform(_ urlRequest: URLRequest, session: URLSession, request: HTTPRequest) async throws
         -> HTTPResponse
     {
-        let waiter = Locked<CheckedContinuation<(Data, URLResponse), any Error>?>(nil)
+        let waiter = Locked(ResponseWaiter.idle)
         let task = session.dataTask(with: urlRequest) { data, response, error in
-            let continuation = waiter.withLock { slot in
-                defer { slot = nil }
-                return slot
-            }
+            guard let continuation = waiter.withLock({ $0.finish() }) else { return }
             if let error {
-                continuation?.resume(throwing: error)
+                continuation.resume(throwing: error)
             } else if let response {
-                continuation?.resume(returning: (data ?? Data(), response))
+                continuation.resume(returning: (data ?? Data(), response))
             } else {
-                continuation?.resume(throwing: URLError(.badServerResponse))
+                continuation.resume(throwing: URLError(.badServerResponse))
             }
         }
         let (data, urlResponse): (Data, URLResponse)
         do {
             (data, urlResponse) = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    waiter.withLock { $0 = continuation }
+                    guard waiter.withLock({ $0.wait(continuation) }) else {
+                        continuation.resume(throwing: CancellationError())
+                        return
+                    }
                     task.resume()
                 }
             } onCancel: {
+                // URLSession does not always call the completion handler of a cancelled task (seen on
+                // Linux): the caller is resumed here, whatever the task does next.
+                waiter.withLock { $0.cancel() }?.resume(throwing: CancellationError())
                 task.cancel()
             }
         } catch {
@@ -326,5 +329,41 @@ extension HTTPClient {
         let scheme = url.scheme?.lowercased() ?? ""
         let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
         return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+    }
+}
+
+/// Who resumes a request's caller: the completion handler or the cancellation, whichever comes first.
+private enum ResponseWaiter {
+    case idle
+    case waiting(CheckedContinuation<(Data, URLResponse), any Error>)
+    case cancelled
+    case finished
+
+    /// Stores the caller's continuation; false when the request was cancelled before it started.
+    mutating func wait(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) -> Bool {
+        guard case .idle = self else { return false }
+        self = .waiting(continuation)
+        return true
+    }
+
+    /// Takes the continuation for the completion handler, at most once.
+    mutating func finish() -> CheckedContinuation<(Data, URLResponse), any Error>? {
+        defer { self = .finished }
+        if case .waiting(let continuation) = self { return continuation }
+        return nil
+    }
+
+    /// Takes the continuation for the cancellation, at most once; a later `wait` then fails.
+    mutating func cancel() -> CheckedContinuation<(Data, URLResponse), any Error>? {
+        switch self {
+        case .waiting(let continuation):
+            self = .cancelled
+            return continuation
+        case .idle:
+            self = .cancelled
+            return nil
+        case .cancelled, .finished:
+            return nil
+        }
     }
 }

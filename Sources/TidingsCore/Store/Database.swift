@@ -65,6 +65,11 @@ public final class Database: @unchecked Sendable {
         /// long-running app's WAL keeps the size of its busiest moment forever. 4 MiB by default; at least one
         /// page.
         public var walSizeLimit: Int
+        /// How long replacing a damaged or too-new file waits for other holders of the store's lock to let go
+        /// before it fails with ``StoreError/busy``. A child process this process spawns holds the lock for the
+        /// instant between its `fork` and `exec`; a connection that really has the file open holds it longer.
+        /// 250 ms by default.
+        public var lockPatience: Duration
 
         /// Test seam: called before each `PRAGMA quick_check` run with its attempt number (from 1); a result
         /// code it returns makes that run fail with it, as if SQLite had returned it.
@@ -74,9 +79,10 @@ public final class Database: @unchecked Sendable {
         public init(
             busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() },
             logger: Logger = .disabled, cipher: ValueCipher? = nil, checksIntegrityOnOpen: Bool = true,
-            walSizeLimit: Int = 4 << 20
+            walSizeLimit: Int = 4 << 20, lockPatience: Duration = .milliseconds(250)
         ) {
             self.walSizeLimit = walSizeLimit
+            self.lockPatience = max(lockPatience, .zero)
             self.cipher = cipher
             self.checksIntegrityOnOpen = checksIntegrityOnOpen
             self.busyTimeout = busyTimeout

@@ -46,7 +46,7 @@ struct DatabaseOpener {
             guard let lock else { throw StoreError(.corrupt, message: "in-memory store failed to open: \(reason)") }
             // Only a file nobody else has open may be replaced: another process's connection would go on
             // writing into the moved-aside file, or into the fresh one while its WAL is swapped underneath.
-            try lock.lockExclusively(databasePath: path)
+            try lock.lockExclusively(databasePath: path, patience: configuration.lockPatience)
             defer { lock.lockShared() }
             let date = configuration.now()
             let movedTo = try Self.moveAside(path, date: date)
@@ -77,7 +77,8 @@ struct DatabaseOpener {
         guard !manager.fileExists(atPath: path),
             manager.fileExists(atPath: path + "-wal") || manager.fileExists(atPath: path + "-journal")
         else { return }
-        do { try lock.lockExclusively(databasePath: path) } catch StoreError.busy { return }
+        do { try lock.lockExclusively(databasePath: path, patience: configuration.lockPatience) } catch StoreError.busy
+        { return }
         defer { lock.lockShared() }
         guard !manager.fileExists(atPath: path) else { return }
         let target = Self.uniqueName("\(path).orphaned-\(Self.timestamp(configuration.now()))")

@@ -43,14 +43,27 @@ final class StoreFileLock: @unchecked Sendable {
     /// `flock` may drop the shared lock before taking the exclusive one; on failure the shared lock is taken
     /// again (it cannot be refused then, since nobody holds it exclusively).
     ///
+    /// A lock held for a moment is retried for up to `patience` (``Database/Configuration/lockPatience``): a
+    /// child process that this process spawns shares every open file description until its `exec` closes them
+    /// (`O_CLOEXEC` acts only then), so for that instant it holds our shared lock too. Like the rest of the synchronous open, the retry waits on
+    /// the caller's thread; `Database.open` runs it off the cooperative pool.
+    ///
     /// - Throws: ``StoreError/busy`` naming the file when another connection has it open.
-    func lockExclusively(databasePath: String) throws {
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+    func lockExclusively(databasePath: String, patience: Duration) throws {
+        let attempts = max(1, Int(patience / Self.retryInterval))
+        for attempt in 1...attempts {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return }
             let failure = errno
             _ = flock(descriptor, LOCK_SH | LOCK_NB)
-            throw Self.error(failure, path: databasePath, doing: "replace")
+            guard attempt < attempts, failure == EWOULDBLOCK || failure == EAGAIN else {
+                throw Self.error(failure, path: databasePath, doing: "replace")
+            }
+            var pause = timespec(tv_sec: 0, tv_nsec: Int(Self.retryInterval.components.attoseconds / 1_000_000_000))
+            _ = nanosleep(&pause, nil)
         }
     }
+
+    private static let retryInterval = Duration.milliseconds(10)
 
     /// Goes back to the shared lock after replacing the file.
     func lockShared() {

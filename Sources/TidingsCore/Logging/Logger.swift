@@ -1,5 +1,7 @@
 /// How much a log record matters, from chatter to failures the app should see.
 public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
+    /// In order of importance: `debug` (chatter for developers), `info`, `notice` (something unusual the
+    /// code handled), `warning` (data skipped or a limit hit), `error` (an operation failed).
     case debug, info, notice, warning, error
 
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -1,7 +1,7 @@
 import CSQLite
 
-/// A `DatabaseConnection` runs SQL on an open store; you get one inside ``Database/write(_:)`` and
-/// ``Database/read(_:)``.
+/// A `DatabaseConnection` runs SQL on an open store; you get one inside ``Database/write(_:)-9yvzy`` and
+/// ``Database/read(_:)-3v382`` (or their async forms).
 ///
 /// Statements are prepared once per SQL text and cached for the connection's lifetime, so running the same
 /// SQL again costs only binding and stepping. Arguments bind to `?` parameters in order; the count must match.

@@ -66,6 +66,7 @@ public struct Row {
 public struct DatabaseColumn {
     /// The SQLite storage class of a value.
     public enum Storage: Sendable, Equatable {
+        /// SQLite's five storage classes: `NULL`, `INTEGER`, `REAL`, `TEXT` and `BLOB`.
         case null, integer, real, text, blob
     }
 

@@ -80,6 +80,9 @@ public struct ValueCipher: Sendable {
     /// Encrypts `plaintext` for the value at (`table`, `column`, `rowID`).
     ///
     /// - Parameters:
+    ///   - plaintext: The value's bytes.
+    ///   - table: The table the value is stored in; it opens in no other.
+    ///   - column: The column the value is stored in; it opens in no other.
     ///   - rowID: The row's primary key as stored (an `Int64`, `String`, …); the value opens only there.
     /// - Throws: ``StoreError/misuse`` when the crypto backend refuses the input (beyond 2 GiB).
     public func seal(

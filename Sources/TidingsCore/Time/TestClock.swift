@@ -156,6 +156,7 @@ public final class TestClock: Clock, @unchecked Sendable {
     /// ```
     ///
     /// - Parameters:
+    ///   - task: The task to drive; it runs to its end, or is cancelled when a bound is hit.
     ///   - maxSteps: A bound on deadlines advanced to; past it the task is cancelled.
     ///   - maxIdleYields: A bound on yields while no task sleeps (the task may be waiting on something
     ///     other than the clock); past it the task is cancelled.

@@ -83,7 +83,8 @@ public actor KecalekClient {
     /// may wait (busy timeout, a large write), which must never happen on a thread of the cooperative pool.
     private nonisolated let executor: DatabaseExecutor
 
-    /// Runs the client's jobs on ``executor``.
+    /// Runs the client's jobs on its cache's executor (`KecalekMessageCache.executor`), or on a queue of its
+    /// own when the cache has none.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// The connection state.

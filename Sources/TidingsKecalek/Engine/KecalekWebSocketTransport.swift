@@ -26,7 +26,7 @@ public struct KecalekWebSocketTransport: KecalekTransport {
 
     /// Opens a WebSocket and adapts it to a ``KecalekChannel``.
     ///
-    /// - Throws: ``WebSocketError`` when the server cannot be reached or refuses the upgrade.
+    /// - Throws: `WebSocketError` when the server cannot be reached or refuses the upgrade.
     public func connect() async throws -> KecalekChannel {
         var configuration = configuration
         if let token { configuration.headers.append((name: "Authorization", value: "Bearer \(token)")) }

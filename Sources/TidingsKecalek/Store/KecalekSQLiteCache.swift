@@ -52,7 +52,8 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
     /// - Parameters:
     ///   - path: A file path, or `":memory:"`.
     ///   - key: The app's 256-bit key (the document: the identity key).
-    /// - Throws: ``StoreError/wrongKey`` when the file was written with another key; other ``StoreError``s
+    ///   - logger: Receives the store's notices (recovery, migrations); never message content.
+    /// - Throws: `StoreError.wrongKey` when the file was written with another key; other `StoreError`s
     ///   when the file cannot be opened. A damaged file is replaced by an empty cache (reported in
     ///   `database.openReport`), since the server has the data.
     public init(path: String, key: SymmetricKey, logger: Logger = .disabled) throws {

@@ -95,7 +95,9 @@ public struct KecalekWireMessage: Sendable, Hashable {
     /// Decodes one message leniently: optional fields may be missing, bad reactions and receipts are
     /// dropped, IDs may be numbers.
     ///
-    /// - Parameter conversationID: used when the object omits `conversation_id`.
+    /// - Parameters:
+    ///   - json: One message object from a response or notification.
+    ///   - fallback: The conversation ID used when the object omits `conversation_id`.
     /// - Throws: ``KecalekError/malformedMessage`` naming the first required field that is missing or wrong.
     public init(json: KecalekJSON, conversationID fallback: String?) throws {
         guard case .object = json else { throw KecalekError.malformedMessage("not an object") }

@@ -77,7 +77,7 @@ public struct HTTPRequest: Sendable {
     public var bearerToken: String?
     /// This request's limit for the whole exchange; `nil` uses the client's default.
     public var timeout: Duration?
-    /// Whose rate budget the request draws on (see ``RateBudget``): a stable account identifier
+    /// Whose rate budget the request draws on (see `RateBudget`): a stable account identifier
     /// that is not a secret, such as `"alice@mastodon.social"` (never the token); `nil` for none.
     public var rateLimitAccount: String?
     /// The endpoint family the server meters this request in, e.g.
@@ -153,7 +153,7 @@ public struct HTTPResponse: Sendable {
     /// The `Link` header's targets by relation (`next`, `prev`, …), resolved against ``url``.
     public var links: [String: URL] { LinkHeader.parse(headers.values(for: "Link").joined(separator: ","), base: url) }
 
-    /// The rate-limit headers of this response, for ``RateBudget/record(_:host:account:family:)``.
+    /// The rate-limit headers of this response, for `RateBudget.record(_:host:account:family:)`.
     public var rateLimitSignal: RateLimitSignal {
         RateLimitSignal(
             statusCode: status, retryAfter: headers["Retry-After"], limit: headers["X-RateLimit-Limit"],

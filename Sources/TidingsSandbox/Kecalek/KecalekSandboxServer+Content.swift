@@ -6,10 +6,12 @@ extension KecalekSandboxServer {
     /// Posts a message as `senderID` and notifies connected members with `new_message`.
     ///
     /// - Parameters:
+    ///   - conversationID: An existing conversation.
+    ///   - senderID: Who the message is from; not checked against the members.
     ///   - text: The message text; the payload is `{"text": …}`.
     ///   - control: Sends `{"_control": text}` instead, which clients keep out of message lists.
     /// - Returns: The wire message as stored.
-    /// - Throws: ``KecalekError/missingKey`` for an unknown conversation.
+    /// - Throws: `KecalekError.missingKey` for an unknown conversation.
     @discardableResult
     public func post(conversation conversationID: String, from senderID: String, text: String, control: Bool = false)
         throws -> KecalekWireMessage

@@ -6,7 +6,7 @@ import TidingsKecalek
 /// and the CLI.
 ///
 /// It keeps conversations with members and per-conversation AES-256-GCM keys, messages (sealed with
-/// ``KecalekAESGCMCipher``), deletion tombstones, reactions, pins and read receipts, and speaks the
+/// `KecalekAESGCMCipher`), deletion tombstones, reactions, pins and read receipts, and speaks the
 /// request/response/notification protocol over in-process channels (``transport(userID:)``) or a real
 /// loopback WebSocket (``KecalekSandboxWebSocketServer``).
 ///

@@ -26,7 +26,7 @@ public final class KecalekSandboxWebSocketServer: Sendable {
 
     /// Binds a free loopback port.
     ///
-    /// - Throws: ``TransportError`` when no port can be bound.
+    /// - Throws: `TransportError` when no port can be bound.
     public init(server: KecalekSandboxServer) throws {
         self.server = server
         socketServer = try LoopbackWebSocketServer(

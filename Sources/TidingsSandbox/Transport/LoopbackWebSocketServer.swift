@@ -42,7 +42,7 @@ public final class LoopbackWebSocketServer: Sendable {
 
     /// Binds a free loopback port and starts accepting.
     ///
-    /// - Throws: ``TransportError`` when the port cannot be bound.
+    /// - Throws: `TransportError` when the port cannot be bound.
     public init(authorize: @escaping Authorizer = { _ in true }, handler: @escaping Handler) throws {
         let listener = try TCPListener.bind(host: "127.0.0.1", port: 0)
         self.listener = listener
@@ -145,7 +145,7 @@ public final class LoopbackWebSocketConnection: Sendable {
 
     /// Sends a text message as one unmasked frame.
     ///
-    /// - Throws: ``WebSocketError`` once closed, ``TransportError`` when the socket fails.
+    /// - Throws: `WebSocketError` once closed, `TransportError` when the socket fails.
     public func send(text: String) async throws {
         try await writer.write(WebSocketFrame(opcode: .text, payload: Array(text.utf8)))
     }

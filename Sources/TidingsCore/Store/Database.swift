@@ -65,6 +65,10 @@ public final class Database: @unchecked Sendable {
         /// long-running app's WAL keeps the size of its busiest moment forever. 4 MiB by default; at least one
         /// page.
         public var walSizeLimit: Int
+        /// Opens an existing file for reading only (`tidings kecalek show`): no file is created, migrated, moved,
+        /// replaced or locked, and every damage, a wrong key, or a schema other than `schema`'s version throws
+        /// instead of being recovered from. Writes then fail with ``StoreError/readOnly``. Off by default.
+        public var readOnly: Bool
 
         /// Test seam: called before each `PRAGMA quick_check` run with its attempt number (from 1); a result
         /// code it returns makes that run fail with it, as if SQLite had returned it.
@@ -74,8 +78,9 @@ public final class Database: @unchecked Sendable {
         public init(
             busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() },
             logger: Logger = .disabled, cipher: ValueCipher? = nil, checksIntegrityOnOpen: Bool = true,
-            walSizeLimit: Int = 4 << 20
+            walSizeLimit: Int = 4 << 20, readOnly: Bool = false
         ) {
+            self.readOnly = readOnly
             self.walSizeLimit = walSizeLimit
             self.cipher = cipher
             self.checksIntegrityOnOpen = checksIntegrityOnOpen

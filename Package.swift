@@ -64,7 +64,8 @@ let package = Package(
             dependencies: ["TidingsKecalek", "TidingsSandbox", "TidingsCore", "TidingsNet"]
         ),
         .testTarget(
-            name: "CLITests", dependencies: ["TidingsCore", "TidingsKecalek", "TidingsSandbox", "PeerSupport"]),
+            name: "CLITests",
+            dependencies: ["tidings", "TidingsCore", "TidingsKecalek", "TidingsSandbox", "PeerSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

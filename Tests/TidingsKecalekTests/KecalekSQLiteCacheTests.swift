@@ -256,4 +256,34 @@ import TidingsSandbox
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == before)
     }
+
+    @Test func aDeletedMessageLeavesNoTagOrSealedBodyInTheFile() throws {
+        let path = try temporaryPath()
+        let key = SymmetricKey.random()
+        do {
+            let cache = try KecalekSQLiteCache(path: path, key: key)
+            try cache.write { writer in
+                for index in 0..<30 { _ = try writer.upsert(message("\(index)", at: Int64(index))) }
+            }
+            cache.database.close()
+        }
+        let bare = try Database(path: path, schema: KecalekSQLiteCache.schema)
+        let rows = try bare.read { db in
+            try db.fetchAll("SELECT message_tag, body FROM kecalek_messages ORDER BY created_us") { row in
+                (tag: try row[0] as [UInt8], body: try row[1] as [UInt8])
+            }
+        }
+        bare.close()
+        try #require(rows.count == 30)
+        let doomed = rows[7]
+        do {
+            let cache = try KecalekSQLiteCache(path: path, key: key)
+            #expect(try cache.write { try $0.delete(conversationID: "c", messageIDs: ["7"]) } == ["7"])
+            cache.database.close()
+        }
+        let raw = try fileBytes(path)
+        #expect(raw.range(of: Data(doomed.body)) == nil, "the deleted row's sealed body is still in the file")
+        #expect(raw.range(of: Data(doomed.tag)) == nil, "the deleted row's tag is still in the file")
+        #expect(raw.range(of: Data(rows[8].body)) != nil)
+    }
 }

@@ -80,6 +80,11 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
         tags = try KecalekCacheTags(storeKey: key)
         database = try Database(
             path: path, schema: Self.schema, configuration: .init(logger: logger, cipher: cipher, readOnly: readOnly))
+        if !readOnly {
+            // Deleted and replaced rows are zeroed on disk rather than left in free pages, so a deleted
+            // message's tags and sealed body leave the file (once the WAL is checkpointed).
+            try database.writeWithoutTransaction { db in try db.execute("PRAGMA secure_delete = ON") }
+        }
     }
 
     /// Opens the cache like ``init(path:key:logger:readOnly:)`` on a dispatch queue of its own, since opening

@@ -29,7 +29,8 @@ let kecalekSyncCommand = Command(
         "--conversation <id>     A conversation to sync; repeatable (default: every sandbox conversation).",
         "--conversation-key <id>=<hex>  A conversation's AES-256-GCM key; one per --conversation with --server.",
         "--limit <n>             Messages per conversation page (default: 50).",
-        "",
+    ],
+    discussion: [
         "EXIT STATUS: 0 when every conversation synced; 64 usage; 65 a damaged cache or undecryptable",
         "  conversation; 69 server unreachable; 74 the cache could not be written; 75 timeout; 76 server error;",
         "  77 token or key refused. One 'Error:' line per failure on standard error.",
@@ -67,9 +68,10 @@ let kecalekShowCommand = Command(
         storeOption, keyOption,
         "--conversation <id>     Show only this conversation; repeatable.",
         "--limit <n>             Newest messages per conversation (default: 10).",
-        "",
-        "The file is only read: nothing is created, moved or replaced. EXIT STATUS: 65 a damaged file or not a",
-        "  Kecalek cache; 66 no file; 77 written with another key.",
+    ],
+    discussion: [
+        "The file is only read: nothing is created, moved or replaced.",
+        "EXIT STATUS: 65 a damaged file or not a Kecalek cache; 66 no file; 77 written with another key.",
     ],
     run: { arguments in
         let store = try arguments.option("--store") ?? "kecalek-cache.sqlite"

@@ -26,7 +26,7 @@ import TidingsCore
             ])
     }
 
-    @Test func anotherProgramsDatabaseIsReportedWith65AndLeftAlone() async throws {
+    @Test func anotherProgramsDatabaseIsReportedWith65AndLeftAloneByShowAndSync() async throws {
         let store = try KecalekCLI.temporaryStore()
         do {
             let other = try Database(
@@ -43,6 +43,12 @@ import TidingsCore
         let run = try await showLeavesEverythingAlone(store)
         #expect(run.status == 65)
         #expect(run.standardError.contains("is not a Kecalek cache (table contacts is not declared"))
+        // sync refuses it too, before writing anything into it.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: store))
+        let sync = try await ToolRun.run(["kecalek", "sync", "--store", store, "--conversation", "random"])
+        #expect(sync.status == 65)
+        #expect(sync.standardError.contains("is not a Kecalek cache (table contacts is not declared"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == bytes, "sync changed another program's file")
     }
 
     @Test func aCacheWrittenWithAnotherKeyExits77AndAMissingOneExits66() async throws {

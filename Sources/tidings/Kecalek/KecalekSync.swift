@@ -42,6 +42,7 @@ func runKecalekSync(_ options: KecalekSyncOptions) async throws {
     let key = try KecalekCacheKey.resolve(options.keyText, sandboxAllowed: options.server == nil)
     let user = options.user ?? "alice"
     let store = options.store
+    try await refuseForeignFile(store)
     let cache: KecalekSQLiteCache
     do {
         cache = try await KecalekSQLiteCache.open(path: store, key: key.key)
@@ -112,6 +113,23 @@ func runKecalekSync(_ options: KecalekSyncOptions) async throws {
     }
     if let first = failures.first {
         throw ToolFailure(first.code, failures.map(\.line))
+    }
+}
+
+/// Refuses, before anything writes to it, a database file that holds another program's tables: opening it
+/// read-write would add the cache's tables to it. Damaged files and old caches pass: opening recovers or
+/// migrates them and says so.
+private func refuseForeignFile(_ store: String) async throws {
+    guard FileManager.default.fileExists(atPath: store) else { return }
+    do {
+        let probe = try await Database.open(
+            path: store, schema: KecalekSQLiteCache.schema,
+            configuration: .init(checksIntegrityOnOpen: false, readOnly: true))
+        probe.close()
+    } catch let error as StoreError where error == .misuse {
+        throw cacheFailure(error, store: store)
+    } catch {
+        // Damage, an old or too-new layout, a wrong key: the read-write open deals with them.
     }
 }
 

@@ -63,7 +63,9 @@ let package = Package(
             name: "TidingsKecalekTests",
             dependencies: ["TidingsKecalek", "TidingsSandbox", "TidingsCore", "TidingsNet"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["TidingsCore", "PeerSupport"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["tidings", "TidingsCore", "TidingsKecalek", "TidingsSandbox", "PeerSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -123,4 +123,167 @@ import TidingsSandbox
         #expect(await harness.takeLog().map(\.type) == ["get_messages", "get_deleted_since", "mark_read"])
         await online.close()
     }
+
+    // MARK: What the file reveals without the key
+
+    private func fileBytes(_ path: String) throws -> Data {
+        var raw = try Data(contentsOf: URL(fileURLWithPath: path))
+        if let wal = try? Data(contentsOf: URL(fileURLWithPath: path + "-wal")) { raw += wal }
+        return raw
+    }
+
+    @Test func theFileHoldsNoIDSenderOrControlFlagOnlyTagsInstantsAndSealedBodies() throws {
+        let path = try temporaryPath()
+        let key = SymmetricKey.random()
+        let secrets = ["conv-Zq9Secret", "msg-Xy7Secret", "sender-Mallory", "_control"]
+        do {
+            let cache = try KecalekSQLiteCache(path: path, key: key)
+            try cache.write { writer in
+                for index in 0..<40 {
+                    let payload: KecalekJSON =
+                        index == 39 ? ["_control": .string("rotate")] : ["text": .string("x\(index)")]
+                    _ = try writer.upsert(
+                        KecalekMessage(
+                            messageID: "msg-Xy7Secret-\(index)", conversationID: "conv-Zq9Secret",
+                            senderID: "sender-Mallory", createdAt: KecalekTimestamp(microseconds: Int64(index) * 1_000),
+                            payload: payload.encoded()))
+                }
+            }
+            let raw = try fileBytes(path)
+            for secret in secrets { #expect(raw.range(of: Data(secret.utf8)) == nil, "\(secret) is in the file") }
+            cache.database.close()
+        }
+        // Opened without the key, the table has exactly the documented columns, and none holds text.
+        let bare = try Database(path: path, schema: KecalekSQLiteCache.schema)
+        #expect(
+            try bare.read { try $0.columnNames(of: "kecalek_messages") } == [
+                "conversation_tag", "message_tag", "created_us", "body",
+            ])
+        let shapes = try bare.read { db in
+            try db.fetchAll(
+                "SELECT typeof(conversation_tag), length(conversation_tag), typeof(message_tag), length(message_tag), "
+                    + "typeof(created_us), length(body) % 64 FROM kecalek_messages"
+            ) { row in
+                [
+                    try row[0] as String, String(try row[1] as Int), try row[2] as String, String(try row[3] as Int),
+                    try row[4] as String, String(try row[5] as Int),
+                ]
+            }
+        }
+        #expect(shapes.count == 40)
+        // Sealed bodies: format byte, row tag, nonce and GCM tag (37 bytes) around a multiple of 64.
+        #expect(Set(shapes) == [["blob", "16", "blob", "16", "integer", String(37 % 64)]])
+        #expect(
+            try bare.read { try $0.fetchOne(Int.self, "SELECT count(DISTINCT conversation_tag) FROM kecalek_messages") }
+                == 1)
+    }
+
+    @Test func theNewestPageSkipsControlRowsAndOrdersEqualInstantsLikeTheMemoryCache() throws {
+        let sqlite = try KecalekSQLiteCache(path: ":memory:", key: SymmetricKey.random())
+        let memory = KecalekMemoryCache()
+        // Three messages share the newest visible instant, and control messages sit among them and above.
+        let messages = [
+            message("d", at: 1_000), message("b", at: 5_000), message("c", at: 5_000), message("a", at: 5_000),
+            message("k", at: 5_000, control: true), message("z", at: 9_000, control: true), message("e", at: 2_000),
+        ]
+        for cache in [sqlite, memory] as [any KecalekMessageCache] {
+            try cache.write { writer in for message in messages { _ = try writer.upsert(message) } }
+        }
+        for limit in [0, 1, 2, 3, 4, 10] {
+            let fromSQLite = try sqlite.newestMessages(conversationID: "c", limit: limit).map(\.messageID)
+            #expect(fromSQLite == (try memory.newestMessages(conversationID: "c", limit: limit).map(\.messageID)))
+        }
+        #expect(try sqlite.newestMessages(conversationID: "c", limit: 2).map(\.messageID) == ["b", "c"])
+        #expect(try sqlite.newestTimestamp(conversationID: "c")?.microseconds == 9_000)
+        #expect(try sqlite.conversations() == (try memory.conversations()))
+        #expect(try sqlite.newestMessages(conversationID: "other", limit: 5).isEmpty)
+    }
+
+    @Test func aVersion1CacheIsRebuiltAndItsPlaintextIDsLeaveTheFile() throws {
+        let path = try temporaryPath()
+        do {
+            let version1 = DatabaseSchema(
+                tables: [.disposable("kecalek_messages")], migrations: [KecalekSQLiteCache.schema.migrations[0]])
+            let old = try Database(path: path, schema: version1)
+            try old.write { db in
+                for index in 0..<200 {
+                    try db.execute(
+                        "INSERT INTO kecalek_messages VALUES (?, ?, ?, ?, ?, ?)",
+                        [
+                            "plain-conversation-id", "plain-message-\(index)", index, "2026-02-15T22:00:00", 0,
+                            [UInt8(1)],
+                        ])
+                }
+            }
+            old.close()
+        }
+        #expect(try fileBytes(path).range(of: Data("plain-conversation-id".utf8)) != nil)
+        let cache = try KecalekSQLiteCache(path: path, key: SymmetricKey.random())
+        #expect(cache.database.openReport.migratedFrom == 1)
+        #expect(try cache.messageCount(conversationID: "plain-conversation-id") == 0)
+        cache.database.close()
+        let raw = try fileBytes(path)
+        #expect(raw.range(of: Data("plain-conversation-id".utf8)) == nil)
+        #expect(raw.range(of: Data("plain-message-".utf8)) == nil)
+    }
+
+    @Test func readOnlyOpensReadButCreateWriteAndRecoverNothing() throws {
+        let path = try temporaryPath()
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let key = SymmetricKey.random()
+        do {
+            let cache = try KecalekSQLiteCache(path: path, key: key)
+            try cache.write { writer in _ = try writer.upsert(message("1", at: 1_000)) }
+            cache.database.close()
+        }
+        try FileManager.default.removeItem(atPath: path + ".lock")
+        let before = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        #expect(before == ["cache.sqlite"])
+        do {
+            let reader = try KecalekSQLiteCache(path: path, key: key, readOnly: true)
+            #expect(try reader.newestMessages(conversationID: "c", limit: 5).map(\.messageID) == ["1"])
+            #expect(throws: StoreError.readOnly) {
+                try reader.write { writer in _ = try writer.upsert(message("2", at: 2)) }
+            }
+            reader.database.close()
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == before)
+        // A missing file is not created; a damaged one is reported and stays where and as it is.
+        #expect(throws: StoreError.cannotOpen) { try KecalekSQLiteCache(path: path + "-x", key: key, readOnly: true) }
+        let garbage = Data(repeating: 0x42, count: 4096)
+        try garbage.write(to: URL(fileURLWithPath: path))
+        #expect(throws: StoreError.notADatabase) { try KecalekSQLiteCache(path: path, key: key, readOnly: true) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == before)
+    }
+
+    @Test func aDeletedMessageLeavesNoTagOrSealedBodyInTheFile() throws {
+        let path = try temporaryPath()
+        let key = SymmetricKey.random()
+        do {
+            let cache = try KecalekSQLiteCache(path: path, key: key)
+            try cache.write { writer in
+                for index in 0..<30 { _ = try writer.upsert(message("\(index)", at: Int64(index))) }
+            }
+            cache.database.close()
+        }
+        let bare = try Database(path: path, schema: KecalekSQLiteCache.schema)
+        let rows = try bare.read { db in
+            try db.fetchAll("SELECT message_tag, body FROM kecalek_messages ORDER BY created_us") { row in
+                (tag: try row[0] as [UInt8], body: try row[1] as [UInt8])
+            }
+        }
+        bare.close()
+        try #require(rows.count == 30)
+        let doomed = rows[7]
+        do {
+            let cache = try KecalekSQLiteCache(path: path, key: key)
+            #expect(try cache.write { try $0.delete(conversationID: "c", messageIDs: ["7"]) } == ["7"])
+            cache.database.close()
+        }
+        let raw = try fileBytes(path)
+        #expect(raw.range(of: Data(doomed.body)) == nil, "the deleted row's sealed body is still in the file")
+        #expect(raw.range(of: Data(doomed.tag)) == nil, "the deleted row's tag is still in the file")
+        #expect(raw.range(of: Data(rows[8].body)) != nil)
+    }
 }

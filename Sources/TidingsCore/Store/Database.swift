@@ -70,6 +70,10 @@ public final class Database: @unchecked Sendable {
         /// instant between its `fork` and `exec`; a connection that really has the file open holds it longer.
         /// 250 ms by default.
         public var lockPatience: Duration
+        /// Opens an existing file for reading only (`tidings kecalek show`): no file is created, migrated, moved,
+        /// replaced or locked, and every damage, a wrong key, or a schema other than `schema`'s version throws
+        /// instead of being recovered from. Writes then fail with ``StoreError/readOnly``. Off by default.
+        public var readOnly: Bool
 
         /// Test seam: called before each `PRAGMA quick_check` run with its attempt number (from 1); a result
         /// code it returns makes that run fail with it, as if SQLite had returned it.
@@ -79,8 +83,9 @@ public final class Database: @unchecked Sendable {
         public init(
             busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() },
             logger: Logger = .disabled, cipher: ValueCipher? = nil, checksIntegrityOnOpen: Bool = true,
-            walSizeLimit: Int = 4 << 20, lockPatience: Duration = .milliseconds(250)
+            walSizeLimit: Int = 4 << 20, lockPatience: Duration = .milliseconds(250), readOnly: Bool = false
         ) {
+            self.readOnly = readOnly
             self.walSizeLimit = walSizeLimit
             self.lockPatience = max(lockPatience, .zero)
             self.cipher = cipher

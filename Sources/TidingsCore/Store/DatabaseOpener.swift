@@ -31,6 +31,10 @@ struct DatabaseOpener {
     /// Opens the file, replacing it when it must be; returns the handle, what happened, and the advisory lock
     /// that the `Database` holds while it is open (`nil` in memory).
     func open() throws -> (OpaquePointer, Database.OpenReport, StoreFileLock?) {
+        if configuration.readOnly {
+            let (handle, report) = try openReadOnly()
+            return (handle, report, nil)
+        }
         let lock = try isInMemory ? nil : StoreFileLock(databasePath: path)
         if let lock { try setAsideOrphanedCompanions(lock) }
         let created = try isInMemory ? false : Self.createFileIfMissing(path)
@@ -176,7 +180,7 @@ struct DatabaseOpener {
     /// is retried a few times and then thrown; anything else (out of memory, interruption, I/O) is thrown at
     /// once. A thrown error leaves the file alone, since replacing a healthy file loses its disposable data and
     /// races with the connection that caused the contention.
-    private func quickCheck(_ db: DatabaseConnection) throws -> String? {
+    func quickCheck(_ db: DatabaseConnection) throws -> String? {
         var attempt = 0
         while true {
             attempt += 1
@@ -311,7 +315,7 @@ struct DatabaseOpener {
 
     /// Every table the migrations made must be declared durable or disposable: otherwise recovery could not
     /// know whether dropping it loses data.
-    private func checkDeclaredTables(_ db: DatabaseConnection) throws {
+    func checkDeclaredTables(_ db: DatabaseConnection) throws {
         let declared = Set(schema.tables.map { $0.name.lowercased() } + [ValueCipher.metadataTable])
         let existing = try db.fetchAll(
             String.self, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")

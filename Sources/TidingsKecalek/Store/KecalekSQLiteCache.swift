@@ -3,11 +3,14 @@ import TidingsCore
 
 /// The message cache in SQLite, encrypted at rest with the app's key.
 ///
-/// One row per (conversation, message ID) in the disposable table `kecalek_messages`: the sender,
-/// payload, reactions and pin live in one value sealed with AES-256-GCM bound to its table, column and
-/// row (a value copied to another row does not open). IDs, `created_at` and whether a row is a control
-/// message stay in clear so that the newest page and `after_ts` are index lookups. `read_by` is never
-/// stored. Every ``write(_:)`` is one SQLite transaction.
+/// One row per (conversation, message ID) in the disposable table `kecalek_messages`, with four columns:
+/// `conversation_tag` and `message_tag` (keyed HMACs of the IDs, ``KecalekCacheTags``), `created_us` (the
+/// message's instant, in clear, so the newest page and `after_ts` are index lookups), and `body`: the IDs,
+/// `created_at` text, control flag, sender, payload, reactions and pin sealed with AES-256-GCM bound to the
+/// row's tag (a value copied to another row does not open) and padded to 64 bytes. Without the key the file
+/// shows how many conversations there are, how many rows each has, each row's instant, and each body's size
+/// to within 64 bytes; docs/backends/kecalek.md says why the instant stays. `read_by` is never stored. Every
+/// ``write(_:)`` is one SQLite transaction.
 ///
 /// For example:
 ///
@@ -19,12 +22,15 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
     /// The store underneath (shared with other tables of the app if it wants).
     public let database: Database
     private let cipher: ValueCipher
+    private let tags: KecalekCacheTags
     static let table = "kecalek_messages"
 
     /// The store's queue: a client on it reads and writes SQLite (busy waits, large writes) off the pool.
     public var executor: DatabaseExecutor? { database.executor }
 
-    /// The tables and migrations of the cache.
+    /// The tables and migrations of the cache. Version 2 rebuilds the (disposable) table without any ID in
+    /// clear: the server has the data, and the next sync refills it. `secure_delete` zeroes the old rows' pages,
+    /// so the plaintext IDs of version 1 do not linger in the file's free pages.
     public static let schema = DatabaseSchema(
         tables: [.disposable(table)],
         migrations: [
@@ -40,11 +46,23 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
                         body BLOB NOT NULL,
                         PRIMARY KEY (conversation_id, message_id)
                     ) WITHOUT ROWID;
-                    CREATE INDEX kecalek_messages_newest ON kecalek_messages(conversation_id, created_us);
-                    CREATE INDEX kecalek_messages_visible
-                        ON kecalek_messages(conversation_id, is_control, created_us, message_id);
                     """)
-            }
+            },
+            .init(version: 2, name: "kecalek messages keyed by tags") { db in
+                try db.executeScript(
+                    """
+                    PRAGMA secure_delete = ON;
+                    DROP TABLE IF EXISTS kecalek_messages;
+                    CREATE TABLE kecalek_messages(
+                        conversation_tag BLOB NOT NULL,
+                        message_tag BLOB NOT NULL,
+                        created_us INTEGER NOT NULL,
+                        body BLOB NOT NULL,
+                        PRIMARY KEY (conversation_tag, message_tag)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX kecalek_messages_newest ON kecalek_messages(conversation_tag, created_us);
+                    """)
+            },
         ])
 
     /// Opens (creating with mode 0600 if needed) the cache at `path`, encrypted with `key`.
@@ -52,36 +70,69 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
     /// - Parameters:
     ///   - path: A file path, or `":memory:"`.
     ///   - key: The app's 256-bit key (the document: the identity key).
-    ///   - logger: Receives the store's notices (recovery, migrations); never message content.
-    /// - Throws: `StoreError.wrongKey` when the file was written with another key; other `StoreError`s
-    ///   when the file cannot be opened. A damaged file is replaced by an empty cache (reported in
-    ///   `database.openReport`), since the server has the data.
-    public init(path: String, key: SymmetricKey, logger: Logger = .disabled) throws {
+    ///   - readOnly: Opens an existing file without creating, migrating, moving or replacing anything
+    ///     (``Database/Configuration/readOnly``); writes then fail.
+    /// - Throws: ``StoreError/wrongKey`` when the file was written with another key; other ``StoreError``s
+    ///   when the file cannot be opened. Read-write, a damaged file is replaced by an empty cache (reported in
+    ///   `database.openReport`), since the server has the data; read-only, damage throws and the file stays.
+    public init(path: String, key: SymmetricKey, logger: Logger = .disabled, readOnly: Bool = false) throws {
         cipher = try ValueCipher(key: key)
+        tags = try KecalekCacheTags(storeKey: key)
         database = try Database(
-            path: path, schema: Self.schema, configuration: .init(logger: logger, cipher: cipher))
+            path: path, schema: Self.schema, configuration: .init(logger: logger, cipher: cipher, readOnly: readOnly))
+        if !readOnly {
+            // Deleted and replaced rows are zeroed on disk rather than left in free pages, so a deleted
+            // message's tags and sealed body leave the file (once the WAL is checkpointed).
+            try database.writeWithoutTransaction { db in try db.execute("PRAGMA secure_delete = ON") }
+        }
+    }
+
+    /// Opens the cache like ``init(path:key:logger:readOnly:)`` on a dispatch queue of its own, since opening
+    /// reads every page and may wait for a lock: callers on Swift's cooperative pool use this.
+    public static func open(
+        path: String, key: SymmetricKey, logger: Logger = .disabled, readOnly: Bool = false
+    ) async throws -> KecalekSQLiteCache {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: "tidings.kecalek.open").async {
+                continuation.resume(
+                    with: Result { try KecalekSQLiteCache(path: path, key: key, logger: logger, readOnly: readOnly) })
+            }
+        }
     }
 
     /// Runs `body` in one transaction; see ``KecalekMessageCache/write(_:)``.
     public func write<T>(_ body: (any KecalekCacheWriter) throws -> T) throws -> T {
-        try database.write { db in try body(Writer(db: db, cipher: cipher)) }
+        try database.write { db in try body(Writer(db: db, cipher: cipher, tags: tags)) }
     }
 
     /// The newest `limit` non-control messages, oldest first.
+    ///
+    /// Control messages are only known once opened, so rows are read newest first until `limit` visible ones
+    /// are found, plus any row sharing the last one's instant (equal instants order by message ID, as in
+    /// ``KecalekMemoryCache``).
     public func newestMessages(conversationID: String, limit: Int) throws -> [KecalekMessage] {
-        try database.read { db in
+        guard limit > 0 else { return [] }
+        return try database.read { db in
             var rows: [KecalekMessage] = []
-            rows.reserveCapacity(max(0, min(limit, 1000)))
-            try db.forEachRow(
-                """
-                SELECT message_id, created_us, created_at, body FROM kecalek_messages
-                WHERE conversation_id = ? AND is_control = 0
-                ORDER BY created_us DESC, message_id DESC LIMIT ?
-                """, [conversationID, max(0, limit)]
-            ) { row in
-                rows.append(try Self.decode(row, conversationID: conversationID, cipher: cipher))
-            }
-            return rows.reversed()
+            rows.reserveCapacity(min(limit, 1000))
+            var boundary: Int64?
+            do {
+                try db.forEachRow(
+                    """
+                    SELECT created_us, message_tag, body FROM kecalek_messages
+                    WHERE conversation_tag = ? ORDER BY created_us DESC
+                    """, [tags.conversation(conversationID)]
+                ) { row in
+                    let micros: Int64 = try row[0]
+                    if let boundary, micros < boundary { throw Enough() }
+                    let contents = try open(row, tagIndex: 1, bodyIndex: 2, conversationID: conversationID)
+                    guard !contents.isControl else { return }
+                    rows.append(contents.message)
+                    if rows.count == limit { boundary = micros }
+                }
+            } catch is Enough {}
+            rows.sort(by: KecalekMemoryCache.order)
+            return Array(rows.suffix(limit))
         }
     }
 
@@ -89,9 +140,11 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
     public func newestTimestamp(conversationID: String) throws -> KecalekTimestamp? {
         try database.read { db in
             try db.fetchOne(
-                "SELECT created_us, created_at FROM kecalek_messages WHERE conversation_id = ? ORDER BY created_us DESC LIMIT 1",
-                [conversationID]
-            ) { row in try Self.timestamp(row, usIndex: 0, textIndex: 1) }
+                """
+                SELECT message_tag, body FROM kecalek_messages WHERE conversation_tag = ?
+                ORDER BY created_us DESC LIMIT 1
+                """, [tags.conversation(conversationID)]
+            ) { row in try open(row, tagIndex: 0, bodyIndex: 1, conversationID: conversationID).message.createdAt }
         }
     }
 
@@ -99,156 +152,96 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
     public func messageCount(conversationID: String) throws -> Int {
         try database.read { db in
             try db.fetchOne(
-                Int.self, "SELECT count(*) FROM kecalek_messages WHERE conversation_id = ?", [conversationID])
-                ?? 0
+                Int.self, "SELECT count(*) FROM kecalek_messages WHERE conversation_tag = ?",
+                [tags.conversation(conversationID)]) ?? 0
         }
     }
 
     /// One cached message, or nil.
     public func message(conversationID: String, messageID: String) throws -> KecalekMessage? {
         try database.read { db in
-            try Writer(db: db, cipher: cipher).message(conversationID: conversationID, messageID: messageID)
+            try Writer(db: db, cipher: cipher, tags: tags).message(conversationID: conversationID, messageID: messageID)
         }
     }
 
-    /// Every cached conversation, by ID.
+    /// Every cached conversation, by ID: the IDs are only in the sealed bodies, so each conversation's newest
+    /// row is opened.
     public func conversations() throws -> [KecalekCachedConversation] {
         try database.read { db in
-            try db.fetchAll(
-                """
-                SELECT m.conversation_id, count(*), max(m.created_us),
-                    (SELECT created_at FROM kecalek_messages n WHERE n.conversation_id = m.conversation_id
-                     ORDER BY n.created_us DESC LIMIT 1)
-                FROM kecalek_messages m GROUP BY m.conversation_id ORDER BY m.conversation_id
-                """
-            ) { row in
-                KecalekCachedConversation(
-                    conversationID: try row[0], messageCount: try row[1],
-                    newest: try Self.timestamp(row, usIndex: 2, textIndex: 3))
-            }
+            let groups = try db.fetchAll(
+                "SELECT conversation_tag, count(*) FROM kecalek_messages GROUP BY conversation_tag"
+            ) { row in (tag: try row[0] as [UInt8], count: try row[1] as Int) }
+            return try groups.map { group in
+                let newest = try db.fetchOne(
+                    """
+                    SELECT message_tag, body FROM kecalek_messages WHERE conversation_tag = ?
+                    ORDER BY created_us DESC LIMIT 1
+                    """, [group.tag]
+                ) { row in try open(row, tagIndex: 0, bodyIndex: 1, conversationID: nil).message }
+                guard let newest, tags.conversation(newest.conversationID) == group.tag else {
+                    throw KecalekError(
+                        .cache, operation: "cache.read", detail: "a row is filed under another conversation")
+                }
+                return KecalekCachedConversation(
+                    conversationID: newest.conversationID, messageCount: group.count, newest: newest.createdAt)
+            }.sorted { $0.conversationID < $1.conversationID }
         }
     }
+
+    /// Stops a row loop once it has what it needs.
+    private struct Enough: Error {}
 
     // MARK: Rows
 
-    static func rowKey(_ conversationID: String, _ messageID: String) -> String {
-        // Length-prefixed, so ("a/b", "c") and ("a", "b/c") never share a key.
-        "\(conversationID.utf8.count):\(conversationID)/\(messageID)"
+    /// Opens a row's body; checks that it belongs to `conversationID` when one is given.
+    private func open(_ row: Row, tagIndex: Int, bodyIndex: Int, conversationID: String?) throws
+        -> KecalekSealedBody.Contents
+    {
+        try Self.open(row, tagIndex: tagIndex, bodyIndex: bodyIndex, conversationID: conversationID, cipher: cipher)
     }
 
-    static func timestamp(_ row: Row, usIndex: Int, textIndex: Int) throws -> KecalekTimestamp {
-        let micros: Int64 = try row[usIndex]
-        let text: String = try row[textIndex]
-        let parsed = KecalekTimestamp(text)
-        return parsed?.microseconds == micros
-            ? parsed ?? KecalekTimestamp(microseconds: micros) : KecalekTimestamp(microseconds: micros)
-    }
-
-    static func decode(_ row: Row, conversationID: String, cipher: ValueCipher) throws -> KecalekMessage {
-        let messageID: String = try row[0]
-        let createdAt = try timestamp(row, usIndex: 1, textIndex: 2)
-        let sealed: SealedValue = try row[3]
-        let body = try cipher.open(sealed, table: table, column: "body", rowID: rowKey(conversationID, messageID))
-        var reader = BodyReader(buffer: body)
-        let senderID = try reader.string()
-        let payload = try reader.slice()
-        let pinned = try reader.byte() == 1
-        let count = try reader.uint32()
-        var reactions: [KecalekReaction] = []
-        reactions.reserveCapacity(Int(min(count, 64)))
-        for _ in 0..<count {
-            reactions.append(KecalekReaction(userID: try reader.string(), emoji: try reader.string()))
+    fileprivate static func open(
+        _ row: Row, tagIndex: Int, bodyIndex: Int, conversationID: String?, cipher: ValueCipher
+    ) throws -> KecalekSealedBody.Contents {
+        let tag: [UInt8] = try row[tagIndex]
+        let sealed: SealedValue = try row[bodyIndex]
+        let contents = try KecalekSealedBody.decode(cipher.open(sealed, table: table, column: "body", rowID: tag))
+        if let conversationID, contents.message.conversationID != conversationID {
+            throw KecalekError(.cache, operation: "cache.read", detail: "a row is filed under another conversation")
         }
-        return KecalekMessage(
-            messageID: messageID, conversationID: conversationID, senderID: senderID, createdAt: createdAt,
-            payload: Data(payload), reactions: reactions, pinned: pinned)
-    }
-
-    static func encodeBody(_ message: KecalekMessage) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(message.payload.count + 64)
-        func append(_ value: UInt32) { withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) } }
-        func append(_ part: some Collection<UInt8>) {
-            append(UInt32(part.count))
-            bytes.append(contentsOf: part)
-        }
-        append(Array(message.senderID.utf8))
-        append(message.payload)
-        bytes.append(message.pinned ? 1 : 0)
-        append(UInt32(message.reactions.count))
-        for reaction in message.reactions {
-            append(Array(reaction.userID.utf8))
-            append(Array(reaction.emoji.utf8))
-        }
-        return bytes
-    }
-
-    private struct BodyReader {
-        let buffer: [UInt8]
-        var index = 0
-
-        mutating func byte() throws -> UInt8 {
-            guard index < buffer.count else { throw Self.truncated }
-            defer { index += 1 }
-            return buffer[index]
-        }
-
-        mutating func uint32() throws -> UInt32 {
-            guard index + 4 <= buffer.count else { throw Self.truncated }
-            defer { index += 4 }
-            return buffer[index..<(index + 4)].reduce(0) { $0 << 8 | UInt32($1) }
-        }
-
-        mutating func slice() throws -> ArraySlice<UInt8> {
-            let count = Int(try uint32())
-            guard count <= buffer.count - index else { throw Self.truncated }
-            defer { index += count }
-            return buffer[index..<(index + count)]
-        }
-
-        mutating func string() throws -> String { String(decoding: try slice(), as: UTF8.self) }
-
-        static var truncated: KecalekError {
-            KecalekError(.cache, operation: "cache.read", detail: "truncated row body")
-        }
+        return contents
     }
 
     private struct Writer: KecalekCacheWriter {
         let db: DatabaseConnection
         let cipher: ValueCipher
+        let tags: KecalekCacheTags
 
         func upsert(_ message: KecalekMessage) throws -> Bool {
-            let key = KecalekSQLiteCache.rowKey(message.conversationID, message.messageID)
+            let conversationTag = tags.conversation(message.conversationID)
+            let messageTag = tags.message(conversationID: message.conversationID, messageID: message.messageID)
             let sealed = try cipher.seal(
-                KecalekSQLiteCache.encodeBody(message), table: KecalekSQLiteCache.table, column: "body", rowID: key)
+                KecalekSealedBody.encode(message), table: KecalekSQLiteCache.table, column: "body", rowID: messageTag)
             // Insert when absent (the common case of a fetch), update in place otherwise.
             try db.execute(
                 """
-                INSERT OR IGNORE INTO kecalek_messages(conversation_id, message_id, created_us, created_at, is_control, body)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    message.conversationID, message.messageID, message.createdAt.microseconds, message.createdAt.text,
-                    message.isControl ? 1 : 0, sealed,
-                ])
+                INSERT OR IGNORE INTO kecalek_messages(conversation_tag, message_tag, created_us, body)
+                VALUES (?, ?, ?, ?)
+                """, [conversationTag, messageTag, message.createdAt.microseconds, sealed])
             if db.changes > 0 { return true }
             try db.execute(
-                """
-                UPDATE kecalek_messages SET created_us = ?, created_at = ?, is_control = ?, body = ?
-                WHERE conversation_id = ? AND message_id = ?
-                """,
-                [
-                    message.createdAt.microseconds, message.createdAt.text, message.isControl ? 1 : 0, sealed,
-                    message.conversationID, message.messageID,
-                ])
+                "UPDATE kecalek_messages SET created_us = ?, body = ? WHERE conversation_tag = ? AND message_tag = ?",
+                [message.createdAt.microseconds, sealed, conversationTag, messageTag])
             return false
         }
 
         func delete(conversationID: String, messageIDs: [String]) throws -> [String] {
+            let conversationTag = tags.conversation(conversationID)
             var removed: [String] = []
             for id in messageIDs {
                 try db.execute(
-                    "DELETE FROM kecalek_messages WHERE conversation_id = ? AND message_id = ?", [conversationID, id])
+                    "DELETE FROM kecalek_messages WHERE conversation_tag = ? AND message_tag = ?",
+                    [conversationTag, tags.message(conversationID: conversationID, messageID: id)])
                 if db.changes > 0 { removed.append(id) }
             }
             return removed
@@ -271,10 +264,17 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
         func message(conversationID: String, messageID: String) throws -> KecalekMessage? {
             try db.fetchOne(
                 """
-                SELECT message_id, created_us, created_at, body FROM kecalek_messages
-                WHERE conversation_id = ? AND message_id = ?
-                """, [conversationID, messageID]
-            ) { row in try KecalekSQLiteCache.decode(row, conversationID: conversationID, cipher: cipher) }
+                SELECT message_tag, body FROM kecalek_messages WHERE conversation_tag = ? AND message_tag = ?
+                """,
+                [tags.conversation(conversationID), tags.message(conversationID: conversationID, messageID: messageID)]
+            ) { row in
+                let contents = try KecalekSQLiteCache.open(
+                    row, tagIndex: 0, bodyIndex: 1, conversationID: conversationID, cipher: cipher)
+                guard contents.message.messageID == messageID else {
+                    throw KecalekError(.cache, operation: "cache.read", detail: "a row is filed under another message")
+                }
+                return contents.message
+            }
         }
     }
 }

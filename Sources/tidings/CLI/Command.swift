@@ -14,6 +14,8 @@ struct Command: Sendable {
     let usage: String
     /// The OPTIONS section, one entry per line (`--store <path>   Where the store lives.`).
     let options: [String]
+    /// Paragraph lines printed after OPTIONS (exit statuses, guarantees), or none.
+    let discussion: [String]
     /// Subcommands, for a command that only groups others.
     let subcommands: [Command]
     /// The body, for a command that does something.
@@ -24,6 +26,7 @@ struct Command: Sendable {
         abstract: String,
         usage: String,
         options: [String] = [],
+        discussion: [String] = [],
         subcommands: [Command] = [],
         run: (@Sendable (inout Arguments) async throws -> Void)? = nil
     ) {
@@ -31,6 +34,7 @@ struct Command: Sendable {
         self.abstract = abstract
         self.usage = usage
         self.options = options
+        self.discussion = discussion
         self.subcommands = subcommands
         self.run = run
     }
@@ -41,6 +45,7 @@ struct Command: Sendable {
         var options = self.options
         options.append("-h, --help              Show help information.")
         lines += ["", "OPTIONS:"] + options.map { "  \($0)" }
+        if !discussion.isEmpty { lines += [""] + discussion }
         if !subcommands.isEmpty {
             let width = (subcommands.map(\.name.count).max() ?? 0) + 4
             lines += ["", "SUBCOMMANDS:"]

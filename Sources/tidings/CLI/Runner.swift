@@ -9,6 +9,37 @@ enum ExitCode {
     static let success: Int32 = 0
     static let failure: Int32 = 1
     static let usage: Int32 = 64
+    /// EX_DATAERR: the input data (a cache file) is damaged or not what it should be.
+    static let dataError: Int32 = 65
+    /// EX_NOINPUT: an input file does not exist or cannot be read.
+    static let noInput: Int32 = 66
+    /// EX_UNAVAILABLE: a service (the server) cannot be reached.
+    static let unavailable: Int32 = 69
+    /// EX_SOFTWARE: an internal error.
+    static let software: Int32 = 70
+    /// EX_IOERR: reading or writing a local file failed.
+    static let ioError: Int32 = 74
+    /// EX_TEMPFAIL: a temporary failure (a timeout, a busy file); trying again later may work.
+    static let temporaryFailure: Int32 = 75
+    /// EX_PROTOCOL: the server answered with an error or something the protocol does not allow.
+    static let protocolError: Int32 = 76
+    /// EX_NOPERM: a credential (a token, a key) was refused.
+    static let noPermission: Int32 = 77
+}
+
+/// A failure the tool reports with its own exit code: each line goes to standard error as `Error: <line>`.
+struct ToolFailure: Error, Sendable {
+    /// The exit code, from ``ExitCode``.
+    let code: Int32
+    /// One line per failure, in the order they happened.
+    let lines: [String]
+
+    init(_ code: Int32, _ lines: [String]) {
+        self.code = code
+        self.lines = lines
+    }
+
+    init(_ code: Int32, _ line: String) { self.init(code, [line]) }
 }
 
 /// Finds the command a command line names, runs it and maps the outcome to an exit code.
@@ -44,6 +75,9 @@ struct Runner {
                 "Error: \(error.message)\nUsage: tidings \(command.usage)\n"
                     + "  See '\(prefix) --help' for more information.\n")
             return ExitCode.usage
+        } catch let failure as ToolFailure {
+            writeStandardError(failure.lines.map { "Error: \($0)\n" }.joined())
+            return failure.code
         } catch {
             writeStandardError("Error: \(error)\n")
             return ExitCode.failure

@@ -85,6 +85,51 @@ let kecalekDemoPart = DemoPart(name: "kecalek", title: "Kecalek: incremental syn
     row("Offline", cached, before: "nothing (an error)")
     if let last = cached.messages.last { print("    newest cached: \(describe(last))") }
     await offline.close()
+    try await secondResolutionRows()
+}
+
+/// The first open and the reopen again, against a server that writes `created_at` in whole seconds (so
+/// `after_ts` has one-second resolution), over the same loopback WebSocket.
+private func secondResolutionRows() async throws {
+    let sandbox = KecalekSandboxServer(clock: ContinuousClock())
+    await sandbox.setTimestampStyle(.seconds)
+    await sandbox.createConversation(
+        "general", members: KecalekSandboxServer.sampleUsers, key: try KecalekSandboxServer.sampleKey(for: "general"))
+    try await sandbox.seed(conversation: "general", from: KecalekSandboxServer.sampleUsers.reversed(), count: 120)
+    let endpoint = try KecalekSandboxWebSocketServer(server: sandbox)
+    defer { endpoint.stop() }
+    let cache = try await KecalekSQLiteCache.open(path: ":memory:", key: SymmetricKey.random())
+    func client() -> KecalekClient {
+        KecalekClient(
+            configuration: .init(userID: "alice", reconnects: false),
+            transport: KecalekWebSocketTransport(
+                url: endpoint.url, token: sandbox.token(for: "alice"), configuration: .init(pingInterval: nil)),
+            cache: cache, decryptor: sandbox.cipher, clock: ContinuousClock())
+    }
+    print("\nThe same against a server whose created_at has one-second resolution (e.g. \(await sandbox.now.text)):\n")
+    let opening = client()
+    try await opening.connect()
+    let first = await opening.messages(conversation: "general")
+    await opening.close()
+    print("• One-second-resolution server: first open")
+    print("    now:    \(describe(first.source)); \(first.messages.count) shown, \(first.newMessageIDs.count) new")
+    for request in first.traffic.requests { print("            \(request)") }
+    print("    wire:   \(first.traffic.totalBytes) B in total\n")
+    await sandbox.advanceTime(by: .seconds(300))
+    try await sandbox.post(conversation: "general", from: "bob", text: "Jste tu ještě?")
+    try await sandbox.post(conversation: "general", from: "carol", text: "Jo, za chvíli.")
+    let reopening = client()
+    try await reopening.connect()
+    let reopened = await reopening.messages(conversation: "general")
+    await reopening.close()
+    print("• One-second-resolution server: reopen after 5 minutes (2 new messages)")
+    print(
+        "    now:    \(describe(reopened.source)); \(reopened.messages.count) shown, \(reopened.newMessageIDs.count) new"
+    )
+    for request in reopened.traffic.requests { print("            \(request)") }
+    print("    wire:   \(reopened.traffic.totalBytes) B in total")
+    let ratio = Double(reopened.traffic.totalBytes) / Double(max(1, first.traffic.totalBytes))
+    print(String(format: "    → %.1f %% of the first open's bytes", ratio * 100))
 }
 
 /// A transport whose network can be switched off: while it is down, connecting fails at once.

@@ -24,12 +24,16 @@ public final class KecalekSandboxWebSocketServer: Sendable {
     /// `ws://127.0.0.1:<port>/kecalek`.
     public var url: URL { URL(string: "ws://127.0.0.1:\(socketServer.port)/kecalek") ?? socketServer.url }
 
-    /// Binds a free loopback port.
+    /// The port bound on 127.0.0.1.
+    public var port: Int { socketServer.port }
+
+    /// Binds `port` on loopback (0, the default: a free one).
     ///
-    /// - Throws: ``TransportError`` when no port can be bound.
-    public init(server: KecalekSandboxServer) throws {
+    /// - Throws: ``TransportError`` when the port cannot be bound.
+    public init(server: KecalekSandboxServer, port: Int = 0) throws {
         self.server = server
         socketServer = try LoopbackWebSocketServer(
+            port: port,
             authorize: { request in
                 guard let token = Self.bearer(request.headers["authorization"]) else { return false }
                 return server.user(forToken: token) != nil

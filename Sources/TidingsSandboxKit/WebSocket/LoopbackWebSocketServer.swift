@@ -8,7 +8,10 @@ import TidingsNet
 /// `Sec-WebSocket-Accept`), lets ``Handler`` accept or refuse each request by its headers, sends
 /// unmasked frames, requires masked client frames, answers pings, echoes close frames, and
 /// reassembles fragmented messages. It binds loopback only and is meant for tests, the demo and the
-/// CLI, not for the internet.
+/// CLI, not for the internet. The kit's fault switches apply to upgrade requests by path (`status`
+/// and `tooManyRequests` refuse the upgrade, `neverAnswer` holds it, `close` accepts and closes with the
+/// code, `dropMidResponse` cuts the socket after the 101, `delay` waits first), and every upgrade ends
+/// in one request-log entry (method `WS`).
 ///
 /// For example:
 ///
@@ -37,22 +40,32 @@ public final class LoopbackWebSocketServer: Sendable {
     /// `ws://127.0.0.1:<port>/`.
     public var url: URL { URL(string: "ws://127.0.0.1:\(port)/") ?? URL(fileURLWithPath: "/") }
 
+    /// The fault switches applied to upgrade requests.
+    public let faults: SandboxFaultSwitch
+    /// Every upgrade request, with the bytes of its handshake.
+    public let log: SandboxRequestLog
+
     private let listener: TCPListener
     private let acceptTask: Task<Void, Never>
 
-    /// Binds a free loopback port and starts accepting.
+    /// Binds `port` on loopback (0: a free one) and starts accepting.
     ///
     /// - Throws: ``TransportError`` when the port cannot be bound.
-    public init(authorize: @escaping Authorizer = { _ in true }, handler: @escaping Handler) throws {
-        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0)
+    public init(
+        port: Int = 0, faults: SandboxFaultSwitch = SandboxFaultSwitch(), log: SandboxRequestLog = SandboxRequestLog(),
+        authorize: @escaping Authorizer = { _ in true }, handler: @escaping Handler
+    ) throws {
+        let listener = try TCPListener.bind(host: "127.0.0.1", port: port)
         self.listener = listener
         self.port = listener.port
+        self.faults = faults
+        self.log = log
         acceptTask = Task {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled {
                     guard let connection = try? await listener.accept() else { break }
                     group.addTask {
-                        await Self.serve(connection, authorize: authorize, handler: handler)
+                        await Self.serve(connection, faults: faults, log: log, authorize: authorize, handler: handler)
                     }
                 }
                 group.cancelAll()
@@ -68,13 +81,19 @@ public final class LoopbackWebSocketServer: Sendable {
 
     deinit { stop() }
 
-    private static func serve(_ connection: TCPConnection, authorize: Authorizer, handler: Handler) async {
+    private static func serve(
+        _ connection: TCPConnection, faults: SandboxFaultSwitch, log: SandboxRequestLog, authorize: Authorizer,
+        handler: Handler
+    ) async {
         defer { connection.close() }
         var buffer: [UInt8] = []
         let terminator: [UInt8] = Array("\r\n\r\n".utf8)
         var headerEnd: Int?
         while headerEnd == nil {
-            guard let chunk = try? await connection.read(), !chunk.isEmpty, buffer.count < 64 * 1024 else { return }
+            guard buffer.count < 64 * 1024,
+                let chunk = try? await withDeadline(SandboxHTTPListener.idleTimeout, { try await connection.read() }),
+                !chunk.isEmpty
+            else { return }
             buffer += chunk
             headerEnd = buffer.firstRange(of: terminator)?.upperBound
         }
@@ -89,26 +108,68 @@ public final class LoopbackWebSocketServer: Sendable {
             let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
             headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
+        let target = requestLine.count >= 2 ? String(requestLine[1]) : "?"
+        let path = String(target.prefix { $0 != "?" })
+        func refuse(_ status: Int, fault: SandboxFaults.Action? = nil, extra: String = "") async {
+            let reply = "HTTP/1.1 \(status) \(SandboxHTTPResponse.reason(status))\r\n\(extra)Content-Length: 0\r\n\r\n"
+            try? await connection.write(Array(reply.utf8))
+            log.record(
+                .init(
+                    method: "WS", path: path, status: status, bytesIn: end, bytesOut: reply.utf8.count,
+                    fault: fault?.description))
+        }
         guard requestLine.count >= 2, requestLine[0] == "GET",
             headers["upgrade"]?.lowercased() == "websocket", headers["sec-websocket-version"] == "13",
             let key = headers["sec-websocket-key"]
         else {
-            try? await connection.write(Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8))
+            await refuse(400)
             return
         }
-        let request = UpgradeRequest(target: String(requestLine[1]), headers: headers)
+        let request = UpgradeRequest(target: target, headers: headers)
+        let fault = faults.take(method: "GET", path: path)
+        switch fault {
+        case .status(let status):
+            await refuse(status, fault: fault)
+            return
+        case .tooManyRequests(let seconds):
+            await refuse(429, fault: fault, extra: seconds.map { "Retry-After: \($0)\r\n" } ?? "")
+            return
+        case .neverAnswer:
+            await waitUntilCancelled()
+            log.record(.init(method: "WS", path: path, status: 0, bytesIn: end, bytesOut: 0, fault: fault?.description))
+            return
+        case .delay(let duration):
+            try? await Task.sleep(for: duration)
+        default:
+            break
+        }
         guard await authorize(request) else {
-            try? await connection.write(Array("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n".utf8))
+            await refuse(401)
             return
         }
-        let accept = Data(Insecure.SHA1.hash(Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)))
-            .base64EncodedString()
+        let accept = WebSocketServerHandshake.acceptValue(for: key)
         let response =
             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Accept: \(accept)\r\n\r\n"
         do { try await connection.write(Array(response.utf8)) } catch { return }
+        log.record(
+            .init(
+                method: "WS", path: path, status: 101, bytesIn: end, bytesOut: response.utf8.count,
+                fault: fault?.description))
 
         let socket = LoopbackWebSocketConnection(connection)
+        switch fault {
+        case .close(let code):
+            await socket.close(code: WebSocketCloseCode(rawValue: code))
+            return
+        case .dropMidResponse, .malformedBody:
+            // A connection that dies right after the upgrade (malformed: a frame no client accepts).
+            if fault == .malformedBody { try? await connection.write([0x8F, 0x00]) }
+            socket.abort()
+            return
+        default:
+            break
+        }
         let reader = Task { await socket.readLoop(initial: leftover) }
         await handler(request, socket)
         await socket.close()

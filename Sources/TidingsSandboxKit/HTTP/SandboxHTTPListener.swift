@@ -70,6 +70,12 @@ public final class SandboxHTTPListener: Sendable {
             }
             let headSize = end.upperBound
             buffer.removeFirst(headSize)
+            if let webSocket = server.webSocket, head.method == "GET",
+                head.headers["Upgrade"]?.lowercased() == "websocket"
+            {
+                await upgrade(connection, head: head, headSize: headSize, leftover: buffer, server, webSocket)
+                return
+            }
             if head.headers["Expect"]?.lowercased() == "100-continue", head.contentLength > 0 {
                 guard (try? await connection.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))) != nil else { return }
             }
@@ -111,6 +117,61 @@ public final class SandboxHTTPListener: Sendable {
         }
         guard (try? await connection.write(headBytes + bodyBytes)) != nil else { return (0, false) }
         return (headBytes.count + bodyBytes.count, true)
+    }
+
+    /// Hands an `Upgrade: websocket` request to the server's WebSocket handler, with the faults applied
+    /// to the upgrade as ``LoopbackWebSocketServer`` applies them.
+    private static func upgrade(
+        _ connection: TCPConnection, head: SandboxHTTPWire.Head, headSize: Int, leftover: [UInt8],
+        _ server: SandboxHTTPServer, _ handler: SandboxHTTPServer.WebSocketHandler
+    ) async {
+        let request = SandboxHTTPRequest(method: head.method, target: head.target, headers: head.headers)
+        func answer(_ status: Int, _ extra: String = "", fault: SandboxFaults.Action? = nil) async {
+            let reply = "HTTP/1.1 \(status) \(SandboxHTTPResponse.reason(status))\r\n\(extra)Content-Length: 0\r\n\r\n"
+            _ = try? await connection.write(Array(reply.utf8))
+            server.log.record(
+                .init(
+                    method: "WS", path: request.path, status: status, bytesIn: headSize,
+                    bytesOut: reply.utf8.count, fault: fault?.description))
+        }
+        guard head.headers["Sec-WebSocket-Version"] == "13", let key = head.headers["Sec-WebSocket-Key"] else {
+            await answer(400)
+            return
+        }
+        let fault = server.faults.take(method: "GET", path: request.path)
+        switch fault {
+        case .status(let status):
+            await answer(status, fault: fault)
+            return
+        case .tooManyRequests(let seconds):
+            await answer(429, seconds.map { "Retry-After: \($0)\r\n" } ?? "", fault: fault)
+            return
+        case .neverAnswer:
+            await waitUntilCancelled()
+            return
+        case .delay(let duration):
+            try? await Task.sleep(for: duration)
+        default:
+            break
+        }
+        let accept = WebSocketServerHandshake.acceptValue(for: key)
+        let reply =
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Accept: \(accept)\r\n\r\n"
+        guard (try? await connection.write(Array(reply.utf8))) != nil else { return }
+        server.log.record(
+            .init(
+                method: "WS", path: request.path, status: 101, bytesIn: headSize, bytesOut: reply.utf8.count,
+                fault: fault?.description))
+        let socket = LoopbackWebSocketConnection(connection)
+        let reader = Task { await socket.readLoop(initial: leftover) }
+        switch fault {
+        case .close(let code): await socket.close(code: WebSocketCloseCode(rawValue: code))
+        case .dropMidResponse, .malformedBody: socket.abort()
+        default: await handler(request, socket)
+        }
+        await socket.close()
+        reader.cancel()
     }
 
     private static func refuse(_ connection: TCPConnection, _ error: SandboxHTTPError?, _ server: SandboxHTTPServer)

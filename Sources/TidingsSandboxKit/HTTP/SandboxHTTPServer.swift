@@ -21,22 +21,29 @@ import TidingsNet
 public final class SandboxHTTPServer: Sendable {
     /// Answers one request.
     public typealias Handler = @Sendable (SandboxHTTPRequest) async -> SandboxHTTPResponse
+    /// Serves one WebSocket upgraded on the same port (the connection closes when it returns).
+    public typealias WebSocketHandler = @Sendable (SandboxHTTPRequest, LoopbackWebSocketConnection) async -> Void
 
     /// The fault switches applied to every request.
     public let faults: SandboxFaultSwitch
     /// Every request served, with byte counts.
     public let log: SandboxRequestLog
+    /// Serves WebSocket upgrades on the same port (nil: upgrades are answered like any request).
+    let webSocket: WebSocketHandler?
     private let handler: Handler
     private let clock: any Clock<Duration>
 
-    /// A server answering with `handler`; `clock` times the `delay` fault (a `TestClock` in tests).
+    /// A server answering with `handler`; `clock` times the `delay` fault (a `TestClock` in tests);
+    /// `webSocket`, when given, serves `Upgrade: websocket` requests on the same port (sockets only).
     public init(
         faults: SandboxFaultSwitch = SandboxFaultSwitch(), log: SandboxRequestLog = SandboxRequestLog(),
-        clock: any Clock<Duration> = ContinuousClock(), handler: @escaping Handler
+        clock: any Clock<Duration> = ContinuousClock(), webSocket: WebSocketHandler? = nil,
+        handler: @escaping Handler
     ) {
         self.faults = faults
         self.log = log
         self.clock = clock
+        self.webSocket = webSocket
         self.handler = handler
     }
 

@@ -211,6 +211,13 @@ public final class LoopbackWebSocketConnection: Sendable {
         try await writer.write(WebSocketFrame(opcode: .text, payload: Array(text.utf8)))
     }
 
+    /// Sends a binary message as one unmasked frame.
+    ///
+    /// - Throws: ``WebSocketError`` once closed, ``TransportError`` when the socket fails.
+    public func send(binary: [UInt8]) async throws {
+        try await writer.write(WebSocketFrame(opcode: .binary, payload: binary))
+    }
+
     /// Sends a close frame (if none was sent) and drops the socket; ``messages`` finishes.
     public func close(code: WebSocketCloseCode = .normalClosure) async {
         try? await writer.write(.close(code: code))

@@ -17,6 +17,10 @@ public actor SandboxEngineIOSession {
     private var pollWaiter: CheckedContinuation<[EngineIOPacket]?, Never>?
     private var socket: LoopbackWebSocketConnection?
     private var awaitingPong = false
+    /// Set once the probe succeeded: from then on a poll never waits, since the client waits for its
+    /// last poll to end before it sends `upgrade` (a poll that arrives after the probe would otherwise
+    /// hold the upgrade until the next ping).
+    private var upgrading = false
     private(set) var isClosed = false
     private var heartbeat: Task<Void, Never>?
     private let onClose: @Sendable (String) -> Void
@@ -103,6 +107,7 @@ public actor SandboxEngineIOSession {
             return queue
         }
         guard !isClosed else { return nil }
+        if upgrading || socket != nil { return [EngineIOPacket(.noop)] }
         // A second poll while one waits is a client error; the first one ends empty-handed (noop).
         pollWaiter?.resume(returning: [EngineIOPacket(.noop)])
         return await withTaskCancellationHandler {
@@ -130,6 +135,7 @@ public actor SandboxEngineIOSession {
 
     /// The probe succeeded: end a waiting poll with a noop so the client can send `upgrade`.
     func prepareUpgrade() {
+        upgrading = true
         if let waiter = pollWaiter {
             pollWaiter = nil
             waiter.resume(returning: queue + [EngineIOPacket(.noop)])

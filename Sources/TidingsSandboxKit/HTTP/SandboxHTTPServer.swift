@@ -30,6 +30,7 @@ public final class SandboxHTTPServer: Sendable {
     public let log: SandboxRequestLog
     /// Serves WebSocket upgrades on the same port (nil: upgrades are answered like any request).
     let webSocket: WebSocketHandler?
+    private let inProcessTasks = TaskBag()
     private let handler: Handler
     private let clock: any Clock<Duration>
 
@@ -70,6 +71,26 @@ public final class SandboxHTTPServer: Sendable {
                 bytesOut: bytesOut, fault: fault?.description))
         return response
     }
+
+    /// Connects a WebSocket in process to the ``WebSocketHandler`` (the same faults and log as an
+    /// upgrade on a socket, whole messages in memory).
+    ///
+    /// - Throws: ``TidingsNet/WebSocketError`` `handshakeFailed` (404 when the server has no WebSocket
+    ///   handler, or a fault's status).
+    public func connectWebSocketInProcess(target: String, headers: HTTPHeaders = HTTPHeaders()) async throws
+        -> SandboxInMemoryWebSocket
+    {
+        let request = SandboxHTTPRequest(method: "GET", target: target, headers: headers)
+        guard let webSocket else {
+            throw WebSocketError(.handshakeFailed, detail: "no WebSocket here", httpStatus: 404)
+        }
+        return try await InMemoryUpgrade.connect(
+            path: request.path, faults: faults, log: log, tasks: inProcessTasks, authorize: { true },
+            handler: { await webSocket(request, $0) })
+    }
+
+    /// Closes every in-process WebSocket's handler (``connectWebSocketInProcess(target:headers:)``).
+    public func closeInProcessConnections() { inProcessTasks.cancelAll() }
 
     /// Serves the same handler on `host` (loopback only) and `port` (0: a free one) until the returned
     /// listener is stopped.

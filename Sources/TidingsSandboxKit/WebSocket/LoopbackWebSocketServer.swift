@@ -47,6 +47,9 @@ public final class LoopbackWebSocketServer: Sendable {
 
     private let listener: TCPListener
     private let acceptTask: Task<Void, Never>
+    private let authorize: Authorizer
+    private let handler: Handler
+    private let inProcessTasks = TaskBag()
 
     /// Binds `port` on loopback (0: a free one) and starts accepting.
     ///
@@ -60,6 +63,8 @@ public final class LoopbackWebSocketServer: Sendable {
         self.port = listener.port
         self.faults = faults
         self.log = log
+        self.authorize = authorize
+        self.handler = handler
         acceptTask = Task {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled {
@@ -73,10 +78,30 @@ public final class LoopbackWebSocketServer: Sendable {
         }
     }
 
-    /// Stops accepting and cancels every connection's handler.
+    /// Stops accepting and cancels every connection's handler, in-process ones included.
     public func stop() {
         listener.close()
         acceptTask.cancel()
+        inProcessTasks.cancelAll()
+    }
+
+    /// Connects in process: the same faults, authorization, log and handler as over a socket, with
+    /// whole messages passed in memory (no handshake bytes, no framing; the log counts 0 bytes).
+    ///
+    /// - Parameters:
+    ///   - target: the request target (`/kecalek`).
+    ///   - headers: request headers by name (`Authorization`); matched case-insensitively.
+    /// - Throws: ``TidingsNet/WebSocketError`` `handshakeFailed` with the status a socket client sees.
+    public func connectInProcess(target: String = "/", headers: [String: String] = [:]) async throws
+        -> SandboxInMemoryWebSocket
+    {
+        let request = UpgradeRequest(
+            target: target,
+            headers: Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 }))
+        let handler = self.handler
+        return try await InMemoryUpgrade.connect(
+            path: String(target.prefix { $0 != "?" }), faults: faults, log: log, tasks: inProcessTasks,
+            authorize: { await authorize(request) }, handler: { await handler(request, $0) })
     }
 
     deinit { stop() }
@@ -174,98 +199,5 @@ public final class LoopbackWebSocketServer: Sendable {
         await handler(request, socket)
         await socket.close()
         reader.cancel()
-    }
-}
-
-/// One accepted server-side WebSocket connection.
-public final class LoopbackWebSocketConnection: Sendable {
-    /// Text and binary messages from the client, in order; finishes when the client closes or vanishes.
-    public let messages: AsyncThrowingStream<WebSocketMessage, any Error>
-    private let continuation: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation
-    private let connection: TCPConnection
-    private let writer: Writer
-
-    /// Serializes writes so frames never interleave.
-    private actor Writer {
-        let connection: TCPConnection
-        var closed = false
-        init(_ connection: TCPConnection) { self.connection = connection }
-
-        func write(_ frame: WebSocketFrame) async throws {
-            guard !closed else { throw WebSocketError(.closed, detail: "connection closed") }
-            if frame.opcode == .close { closed = true }
-            try await connection.write(WebSocketFrameEncoder(role: .server).encode(frame))
-        }
-    }
-
-    init(_ connection: TCPConnection) {
-        self.connection = connection
-        self.writer = Writer(connection)
-        (messages, continuation) = AsyncThrowingStream.makeStream()
-    }
-
-    /// Sends a text message as one unmasked frame.
-    ///
-    /// - Throws: ``WebSocketError`` once closed, ``TransportError`` when the socket fails.
-    public func send(text: String) async throws {
-        try await writer.write(WebSocketFrame(opcode: .text, payload: Array(text.utf8)))
-    }
-
-    /// Sends a binary message as one unmasked frame.
-    ///
-    /// - Throws: ``WebSocketError`` once closed, ``TransportError`` when the socket fails.
-    public func send(binary: [UInt8]) async throws {
-        try await writer.write(WebSocketFrame(opcode: .binary, payload: binary))
-    }
-
-    /// Sends a close frame (if none was sent) and drops the socket; ``messages`` finishes.
-    public func close(code: WebSocketCloseCode = .normalClosure) async {
-        try? await writer.write(.close(code: code))
-        connection.close()
-        continuation.finish()
-    }
-
-    /// Drops the socket without a close handshake, as a network failure would.
-    public func abort() {
-        connection.close()
-        continuation.finish(throwing: WebSocketError(.connectionLost, detail: "aborted by the server"))
-    }
-
-    func readLoop(initial: [UInt8]) async {
-        var decoder = WebSocketFrameDecoder(role: .server)
-        var assembler = WebSocketMessageAssembler()
-        decoder.append(initial)
-        do {
-            while true {
-                while let frame = try decoder.nextFrame() {
-                    switch frame.opcode {
-                    case .ping:
-                        try await writer.write(WebSocketFrame(opcode: .pong, payload: frame.payload))
-                    case .pong:
-                        break
-                    case .close:
-                        try? await writer.write(WebSocketFrame(opcode: .close, payload: frame.payload))
-                        connection.close()
-                        continuation.finish()
-                        return
-                    default:
-                        if let message = try assembler.push(frame) { continuation.yield(message) }
-                    }
-                }
-                let bytes = try await connection.read()
-                if bytes.isEmpty {
-                    continuation.finish()
-                    return
-                }
-                decoder.append(bytes)
-            }
-        } catch let error as WebSocketError {
-            try? await writer.write(.close(code: error.closeCode))
-            connection.close()
-            continuation.finish(throwing: error)
-        } catch {
-            connection.close()
-            continuation.finish(throwing: error)
-        }
     }
 }

@@ -19,7 +19,7 @@ import TidingsNet
 public final class KecalekSandboxWebSocketServer: Sendable {
     /// The sandbox served.
     public let server: KecalekSandboxServer
-    private let socketServer: LoopbackWebSocketServer
+    let socketServer: LoopbackWebSocketServer
 
     /// `ws://127.0.0.1:<port>/kecalek`.
     public var url: URL { URL(string: "ws://127.0.0.1:\(socketServer.port)/kecalek") ?? socketServer.url }

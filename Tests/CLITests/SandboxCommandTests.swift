@@ -72,7 +72,12 @@ import TidingsNet
 
         child.signal(SIGINT)
         let rest = try await child.readOutput(timeout: .seconds(20)) { _ in false }
-        #expect(String(decoding: rest.data, as: UTF8.self).contains("Stopped on SIGINT."))
+        let tail = String(decoding: rest.data, as: UTF8.self)
+        #expect(tail.contains("Stopped on SIGINT."))
+        // Both upgrades were printed as served, with their byte counts; no token was.
+        let served = (output + tail).split(separator: "\n").filter { $0.hasPrefix("served: WS /kecalek → ") }
+        #expect(served.map { $0.split(separator: " ")[4] } == ["101", "401"])
+        #expect(!tail.contains(values["token alice"] ?? "-"))
         #expect(await child.waitForExit(timeout: .seconds(20)) == .exited(0))
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import TidingsCore
 import TidingsKecalek
 import TidingsNet
+import TidingsSandboxKit
 
 /// Serves a ``KecalekSandboxServer`` over a real loopback WebSocket, so the client's wire path
 /// (handshake, masking, framing) is exercised end to end.
@@ -27,13 +28,14 @@ public final class KecalekSandboxWebSocketServer: Sendable {
     /// The port bound on 127.0.0.1.
     public var port: Int { socketServer.port }
 
-    /// Binds `port` on loopback (0, the default: a free one).
+    /// Binds `port` on loopback (0, the default: a free one); `log` records each upgrade (the kit's
+    /// request log).
     ///
     /// - Throws: ``TransportError`` when the port cannot be bound.
-    public init(server: KecalekSandboxServer, port: Int = 0) throws {
+    public init(server: KecalekSandboxServer, port: Int = 0, log: SandboxRequestLog = SandboxRequestLog()) throws {
         self.server = server
         socketServer = try LoopbackWebSocketServer(
-            port: port,
+            port: port, log: log,
             authorize: { request in
                 guard let token = Self.bearer(request.headers["authorization"]) else { return false }
                 return server.user(forToken: token) != nil

@@ -91,32 +91,29 @@ public final class SandboxHTTPListener: Sendable {
             let request = SandboxHTTPRequest(
                 method: head.method, target: head.target, headers: head.headers, body: body)
             let (response, fault) = await server.respond(to: request)
-            let (bytesOut, finished) = await write(response, for: head, to: connection)
+            let (bytes, completes) = wireBytes(response, for: head)
+            // Logged before the bytes leave, so a client that reads the response finds the entry.
             server.log.record(
                 .init(
-                    method: request.method, path: request.path, status: finished ? response.status : 0,
-                    bytesIn: headSize + head.contentLength, bytesOut: bytesOut, fault: fault?.description))
-            guard finished, head.keepAlive else { return }
+                    method: request.method, path: request.path, status: completes ? response.status : 0,
+                    bytesIn: headSize + head.contentLength, bytesOut: bytes.count, fault: fault?.description))
+            if !bytes.isEmpty {
+                guard (try? await connection.write(bytes)) != nil else { return }
+            }
+            guard completes, head.keepAlive else { return }
         }
     }
 
-    /// Writes `response` (or as much of it as its fault allows); returns the bytes sent and whether the
-    /// response completed.
-    private static func write(
-        _ response: SandboxHTTPResponse, for head: SandboxHTTPWire.Head, to connection: TCPConnection
-    )
-        async -> (Int, Bool)
-    {
-        if response.connectionFault == .closeWithoutAnswer { return (0, false) }
+    /// The bytes to send for `response` (as much of it as its fault allows) and whether the response
+    /// completes.
+    private static func wireBytes(_ response: SandboxHTTPResponse, for head: SandboxHTTPWire.Head) -> ([UInt8], Bool) {
+        if response.connectionFault == .closeWithoutAnswer { return ([], false) }
         let headBytes = SandboxHTTPWire.encodeHead(response, keepAlive: head.keepAlive)
         let bodyBytes = SandboxHTTPWire.encodeBody(response, method: head.method)
         if case .dropAfterBodyBytes(let count) = response.connectionFault {
-            let bytes = headBytes + bodyBytes.prefix(max(0, min(count, bodyBytes.count)))
-            _ = try? await connection.write(bytes)
-            return (bytes.count, false)
+            return (headBytes + bodyBytes.prefix(max(0, min(count, bodyBytes.count))), false)
         }
-        guard (try? await connection.write(headBytes + bodyBytes)) != nil else { return (0, false) }
-        return (headBytes.count + bodyBytes.count, true)
+        return (headBytes + bodyBytes, true)
     }
 
     /// Hands an `Upgrade: websocket` request to the server's WebSocket handler, with the faults applied
@@ -128,11 +125,11 @@ public final class SandboxHTTPListener: Sendable {
         let request = SandboxHTTPRequest(method: head.method, target: head.target, headers: head.headers)
         func answer(_ status: Int, _ extra: String = "", fault: SandboxFaults.Action? = nil) async {
             let reply = "HTTP/1.1 \(status) \(SandboxHTTPResponse.reason(status))\r\n\(extra)Content-Length: 0\r\n\r\n"
-            _ = try? await connection.write(Array(reply.utf8))
             server.log.record(
                 .init(
                     method: "WS", path: request.path, status: status, bytesIn: headSize,
                     bytesOut: reply.utf8.count, fault: fault?.description))
+            _ = try? await connection.write(Array(reply.utf8))
         }
         guard head.headers["Sec-WebSocket-Version"] == "13", let key = head.headers["Sec-WebSocket-Key"] else {
             await answer(400)
@@ -158,11 +155,11 @@ public final class SandboxHTTPListener: Sendable {
         let reply =
             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Accept: \(accept)\r\n\r\n"
-        guard (try? await connection.write(Array(reply.utf8))) != nil else { return }
         server.log.record(
             .init(
                 method: "WS", path: request.path, status: 101, bytesIn: headSize, bytesOut: reply.utf8.count,
                 fault: fault?.description))
+        guard (try? await connection.write(Array(reply.utf8))) != nil else { return }
         let socket = LoopbackWebSocketConnection(connection)
         let reader = Task { await socket.readLoop(initial: leftover) }
         switch fault {
@@ -181,7 +178,7 @@ public final class SandboxHTTPListener: Sendable {
         let status = error.status
         let response = SandboxHTTPResponse.text(error.detail, status: status)
         let bytes = SandboxHTTPWire.encodeHead(response, keepAlive: false) + [UInt8](response.body)
-        _ = try? await connection.write(bytes)
         server.log.record(.init(method: "?", path: "?", status: status, bytesIn: 0, bytesOut: bytes.count, fault: nil))
+        _ = try? await connection.write(bytes)
     }
 }

@@ -3,9 +3,10 @@ import Synchronization
 
 /// What a sandbox served, request by request, with byte counts: what tests assert on and the demo prints.
 ///
-/// Guarantees: entries are appended in the order responses finish; byte counts are what crossed the
-/// wire (head and body) on sockets, and the body sizes in process; no header values are recorded, so
-/// tokens and cookies never reach the log.
+/// Guarantees: an entry is recorded before its response leaves the server, so a client that has read a
+/// response finds its entry; byte counts are what the server received and sends (head and body) on
+/// sockets, and the body sizes in process; no query or header values are recorded, so tokens and
+/// cookies never reach the log.
 public final class SandboxRequestLog: Sendable {
     /// One served request.
     public struct Entry: Sendable, Equatable, CustomStringConvertible {
@@ -29,15 +30,19 @@ public final class SandboxRequestLog: Sendable {
     }
 
     private let state = Mutex<[Entry]>([])
+    private let observer: (@Sendable (Entry) -> Void)?
 
-    /// An empty log.
-    public init() {}
+    /// An empty log; `observer`, when given, sees each entry as it is recorded (the CLI prints them).
+    public init(observer: (@Sendable (Entry) -> Void)? = nil) { self.observer = observer }
 
     /// Every entry so far, oldest first.
     public var entries: [Entry] { state.withLock { $0 } }
 
     /// Appends an entry.
-    public func record(_ entry: Entry) { state.withLock { $0.append(entry) } }
+    public func record(_ entry: Entry) {
+        state.withLock { $0.append(entry) }
+        observer?(entry)
+    }
 
     /// Forgets every entry.
     public func clear() { state.withLock { $0.removeAll() } }

@@ -137,11 +137,12 @@ public final class LoopbackWebSocketServer: Sendable {
         let path = String(target.prefix { $0 != "?" })
         func refuse(_ status: Int, fault: SandboxFaults.Action? = nil, extra: String = "") async {
             let reply = "HTTP/1.1 \(status) \(SandboxHTTPResponse.reason(status))\r\n\(extra)Content-Length: 0\r\n\r\n"
-            try? await connection.write(Array(reply.utf8))
+            // Logged before the reply leaves, so whoever reads the reply finds the entry.
             log.record(
                 .init(
                     method: "WS", path: path, status: status, bytesIn: end, bytesOut: reply.utf8.count,
                     fault: fault?.description))
+            try? await connection.write(Array(reply.utf8))
         }
         guard requestLine.count >= 2, requestLine[0] == "GET",
             headers["upgrade"]?.lowercased() == "websocket", headers["sec-websocket-version"] == "13",
@@ -176,11 +177,11 @@ public final class LoopbackWebSocketServer: Sendable {
         let response =
             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Accept: \(accept)\r\n\r\n"
-        do { try await connection.write(Array(response.utf8)) } catch { return }
         log.record(
             .init(
                 method: "WS", path: path, status: 101, bytesIn: end, bytesOut: response.utf8.count,
                 fault: fault?.description))
+        do { try await connection.write(Array(response.utf8)) } catch { return }
 
         let socket = LoopbackWebSocketConnection(connection)
         switch fault {

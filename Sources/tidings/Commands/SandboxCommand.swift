@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import TidingsCore
 import TidingsSandbox
+import TidingsSandboxKit
 
 #if canImport(Glibc)
     import Glibc
@@ -29,7 +30,13 @@ let sandboxKecalekCommand = Command(
         try arguments.finish()
         let termination = TerminationSignal()
         let sandbox = try await KecalekSandboxServer.sample(clock: ContinuousClock())
-        let endpoint = try KecalekSandboxWebSocketServer(server: sandbox, port: port)
+        // Each connection is printed as it is served, so a developer sees their app arrive (the path
+        // only: the log never holds the query or headers, where tokens travel).
+        let log = SandboxRequestLog { entry in
+            print("served: \(entry)")
+            fflush(nil)
+        }
+        let endpoint = try KecalekSandboxWebSocketServer(server: sandbox, port: port, log: log)
         var lines = [
             "Kecalek sandbox listening on 127.0.0.1 (Ctrl-C to stop).",
             "url: \(endpoint.url.absoluteString)",

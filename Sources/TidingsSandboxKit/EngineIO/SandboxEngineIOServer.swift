@@ -18,14 +18,18 @@ public final class SandboxEngineIOServer: Sendable {
         public var pingTimeout: Duration
         /// The largest POST body it takes.
         public var maxPayload: Int
+        /// The clock of the heartbeat and of the `delay` fault (a `TestClock` in tests).
+        public var clock: any Clock<Duration>
 
-        /// Engine.IO's defaults (25 s, 20 s, 1 MB).
+        /// Engine.IO's defaults (25 s, 20 s, 1 MB) on the continuous clock.
         public init(
-            pingInterval: Duration = .seconds(25), pingTimeout: Duration = .seconds(20), maxPayload: Int = 1_000_000
+            pingInterval: Duration = .seconds(25), pingTimeout: Duration = .seconds(20), maxPayload: Int = 1_000_000,
+            clock: any Clock<Duration> = ContinuousClock()
         ) {
             self.pingInterval = pingInterval
             self.pingTimeout = pingTimeout
             self.maxPayload = maxPayload
+            self.clock = clock
         }
     }
 
@@ -118,7 +122,8 @@ public final class SandboxEngineIOServer: Sendable {
         let onSession = self.onSession
         let configuration = self.configuration
         Task {
-            await session.startHeartbeat(interval: configuration.pingInterval, timeout: configuration.pingTimeout)
+            await session.startHeartbeat(
+                interval: configuration.pingInterval, timeout: configuration.pingTimeout, clock: configuration.clock)
             await onSession(session)
         }
         return session

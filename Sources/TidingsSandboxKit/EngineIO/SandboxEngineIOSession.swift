@@ -52,12 +52,12 @@ public actor SandboxEngineIOSession {
         finish()
     }
 
-    func startHeartbeat(interval: Duration, timeout: Duration) {
+    func startHeartbeat(interval: Duration, timeout: Duration, clock: any Clock<Duration>) {
         heartbeat = Task { [weak self] in
             while !Task.isCancelled {
-                do { try await Task.sleep(for: interval) } catch { return }
+                do { try await clock.sleep(for: interval) } catch { return }
                 guard let self, await self.ping() else { return }
-                do { try await Task.sleep(for: timeout) } catch { return }
+                do { try await clock.sleep(for: timeout) } catch { return }
                 guard await self.pongMissing() == false else {
                     await self.abort()
                     return

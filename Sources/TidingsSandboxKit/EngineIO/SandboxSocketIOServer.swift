@@ -53,12 +53,14 @@ public final class SandboxSocketIOServer: Sendable {
         faults: SandboxFaultSwitch = SandboxFaultSwitch(), log: SandboxRequestLog = SandboxRequestLog()
     ) {
         let engine = SandboxEngineIOServer(configuration: configuration) { session in
-            await SocketIOSessionRunner(namespaces: namespaces, faults: faults, log: log, session: session).run()
+            await SocketIOSessionRunner(
+                namespaces: namespaces, faults: faults, log: log, clock: configuration.clock, session: session
+            ).run()
         }
         self.engine = engine
         let prefix = path.hasSuffix("/") ? path : path + "/"
         http = SandboxHTTPServer(
-            faults: faults, log: log,
+            faults: faults, log: log, clock: configuration.clock,
             webSocket: { request, socket in
                 guard (request.path + "/").hasPrefix(prefix) else { return }
                 await engine.handleWebSocket(request, socket)
@@ -80,6 +82,7 @@ private struct SocketIOSessionRunner: Sendable {
     let namespaces: [String: SandboxSocketIOServer.Namespace]
     let faults: SandboxFaultSwitch
     let log: SandboxRequestLog
+    let clock: any Clock<Duration>
     let session: SandboxEngineIOSession
 
     func run() async {
@@ -164,7 +167,7 @@ private struct SocketIOSessionRunner: Sendable {
             await session.send([.text("2/\(packet.namespace.dropFirst()),[")])
             return
         case .delay(let duration):
-            try? await Task.sleep(for: duration)
+            try? await clock.sleep(for: duration)
             ack = await handle(name, packet, on: socket)
         case nil:
             ack = await handle(name, packet, on: socket)

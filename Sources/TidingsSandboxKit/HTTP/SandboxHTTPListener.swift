@@ -147,7 +147,7 @@ public final class SandboxHTTPListener: Sendable {
             await waitUntilCancelled()
             return
         case .delay(let duration):
-            try? await Task.sleep(for: duration)
+            try? await server.clock.sleep(for: duration)
         default:
             break
         }

@@ -32,7 +32,7 @@ public final class SandboxHTTPServer: Sendable {
     let webSocket: WebSocketHandler?
     private let inProcessTasks = TaskBag()
     private let handler: Handler
-    private let clock: any Clock<Duration>
+    let clock: any Clock<Duration>
 
     /// A server answering with `handler`; `clock` times the `delay` fault (a `TestClock` in tests);
     /// `webSocket`, when given, serves `Upgrade: websocket` requests on the same port (sockets only).
@@ -85,7 +85,7 @@ public final class SandboxHTTPServer: Sendable {
             throw WebSocketError(.handshakeFailed, detail: "no WebSocket here", httpStatus: 404)
         }
         return try await InMemoryUpgrade.connect(
-            path: request.path, faults: faults, log: log, tasks: inProcessTasks, authorize: { true },
+            path: request.path, faults: faults, log: log, clock: clock, tasks: inProcessTasks, authorize: { true },
             handler: { await webSocket(request, $0) })
     }
 

@@ -12,7 +12,7 @@ enum InMemoryUpgrade {
     ///   would have seen (a fault's status, 429, or 401 when `authorize` refuses); `CancellationError`
     ///   when a `neverAnswer` fault holds the upgrade and the caller gives up.
     static func connect(
-        path: String, faults: SandboxFaultSwitch, log: SandboxRequestLog, tasks: TaskBag,
+        path: String, faults: SandboxFaultSwitch, log: SandboxRequestLog, clock: any Clock<Duration>, tasks: TaskBag,
         authorize: () async -> Bool, handler: @escaping @Sendable (LoopbackWebSocketConnection) async -> Void
     ) async throws -> SandboxInMemoryWebSocket {
         let fault = faults.take(method: "GET", path: path)
@@ -27,7 +27,7 @@ enum InMemoryUpgrade {
         case .neverAnswer:
             await waitUntilCancelled()
             throw CancellationError()
-        case .delay(let duration): try await Task.sleep(for: duration)
+        case .delay(let duration): try await clock.sleep(for: duration)
         default: break
         }
         guard await authorize() else { throw refuse(401) }

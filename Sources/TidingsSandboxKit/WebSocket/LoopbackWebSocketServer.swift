@@ -49,6 +49,7 @@ public final class LoopbackWebSocketServer: Sendable {
     private let acceptTask: Task<Void, Never>
     private let authorize: Authorizer
     private let handler: Handler
+    private let clock: any Clock<Duration>
     private let inProcessTasks = TaskBag()
 
     /// Binds `port` on loopback (0: a free one) and starts accepting.
@@ -56,7 +57,8 @@ public final class LoopbackWebSocketServer: Sendable {
     /// - Throws: ``TransportError`` when the port cannot be bound.
     public init(
         port: Int = 0, faults: SandboxFaultSwitch = SandboxFaultSwitch(), log: SandboxRequestLog = SandboxRequestLog(),
-        authorize: @escaping Authorizer = { _ in true }, handler: @escaping Handler
+        clock: any Clock<Duration> = ContinuousClock(), authorize: @escaping Authorizer = { _ in true },
+        handler: @escaping Handler
     ) throws {
         let listener = try TCPListener.bind(host: "127.0.0.1", port: port)
         self.listener = listener
@@ -65,12 +67,14 @@ public final class LoopbackWebSocketServer: Sendable {
         self.log = log
         self.authorize = authorize
         self.handler = handler
+        self.clock = clock
         acceptTask = Task {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled {
                     guard let connection = try? await listener.accept() else { break }
                     group.addTask {
-                        await Self.serve(connection, faults: faults, log: log, authorize: authorize, handler: handler)
+                        await Self.serve(
+                            connection, faults: faults, log: log, clock: clock, authorize: authorize, handler: handler)
                     }
                 }
                 group.cancelAll()
@@ -100,14 +104,15 @@ public final class LoopbackWebSocketServer: Sendable {
             headers: Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 }))
         let handler = self.handler
         return try await InMemoryUpgrade.connect(
-            path: String(target.prefix { $0 != "?" }), faults: faults, log: log, tasks: inProcessTasks,
+            path: String(target.prefix { $0 != "?" }), faults: faults, log: log, clock: clock, tasks: inProcessTasks,
             authorize: { await authorize(request) }, handler: { await handler(request, $0) })
     }
 
     deinit { stop() }
 
     private static func serve(
-        _ connection: TCPConnection, faults: SandboxFaultSwitch, log: SandboxRequestLog, authorize: Authorizer,
+        _ connection: TCPConnection, faults: SandboxFaultSwitch, log: SandboxRequestLog, clock: any Clock<Duration>,
+        authorize: Authorizer,
         handler: Handler
     ) async {
         defer { connection.close() }
@@ -165,7 +170,7 @@ public final class LoopbackWebSocketServer: Sendable {
             log.record(.init(method: "WS", path: path, status: 0, bytesIn: end, bytesOut: 0, fault: fault?.description))
             return
         case .delay(let duration):
-            try? await Task.sleep(for: duration)
+            try? await clock.sleep(for: duration)
         default:
             break
         }

@@ -1,8 +1,16 @@
 import Foundation
+import Synchronization
 import Testing
 import TidingsCore
 import TidingsNet
 import TidingsSandboxKit
+
+/// A flag one task sets and another reads.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
+}
 
 /// The kit's schedules (Engine.IO heartbeat, `delay` faults on upgrades) on the virtual clock.
 @Suite(.timeLimit(.minutes(1))) struct SandboxVirtualTimeTests {
@@ -58,5 +66,27 @@ import TidingsSandboxKit
         socket.close()
         #expect(server.log.entries.map(\.status) == [101])
         #expect(server.log.entries.first?.fault == "delay 3.0 seconds")
+    }
+
+    @Test func anUpgradeSocketThatNeverProbesIsCutAfterOneHeartbeatPeriod() async throws {
+        let clock = TestClock()
+        let server = SandboxSocketIOServer(
+            namespaces: ["/": .init()],
+            configuration: .init(pingInterval: .seconds(10), pingTimeout: .seconds(5), clock: clock))
+        let sid = try await open(server)
+        let socket = try await server.http.connectWebSocketInProcess(
+            target: "/socket.io/?EIO=4&transport=websocket&sid=\(sid)")
+        let ended = Flag()
+        let reader = Task {
+            do { for try await _ in socket.messages {} } catch {}
+            ended.set()
+        }
+        defer { reader.cancel() }
+        // The heartbeat and the upgrade's deadline both sleep.
+        #expect(await clock.waitForSleepers(2))
+        await clock.advance(by: .seconds(14))
+        await clock.advance(by: .seconds(1))
+        #expect(try await SandboxSocketIOTests.eventually { ended.isSet })
+        server.http.closeInProcessConnections()
     }
 }

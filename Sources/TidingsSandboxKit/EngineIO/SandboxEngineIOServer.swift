@@ -87,11 +87,21 @@ public final class SandboxEngineIOServer: Sendable {
         if let sid = request.queryValue("sid") {
             guard let existing = sessions.withLock({ $0[sid] }) else { return }
             session = existing
+            // A client that opens the socket and then says nothing must not hold it: the probe and the
+            // upgrade have one heartbeat period to arrive.
+            let clock = configuration.clock
+            let limit = configuration.pingInterval + configuration.pingTimeout
+            let deadline = Task {
+                do { try await clock.sleep(for: limit) } catch { return }
+                socket.abort()
+            }
+            defer { deadline.cancel() }
             // The probe: `2probe` answered `3probe`, then `5` moves the session over.
             guard case .text("2probe")? = try? await messages.next() else { return }
             guard (try? await socket.send(text: "3probe")) != nil else { return }
             await session.prepareUpgrade()
             guard case .text("5")? = try? await messages.next() else { return }
+            deadline.cancel()
             await session.attach(socket)
         } else {
             session = open()

@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "TidingsCore", targets: ["TidingsCore"]),
         .library(name: "TidingsNet", targets: ["TidingsNet"]),
         .library(name: "TidingsKecalek", targets: ["TidingsKecalek"]),
+        .library(name: "TidingsSandboxKit", targets: ["TidingsSandboxKit"]),
         .library(name: "TidingsSandbox", targets: ["TidingsSandbox"]),
         .executable(name: "tidings", targets: ["tidings"]),
         .executable(name: "tidings-bench", targets: ["tidings-bench"]),
@@ -32,12 +33,18 @@ let package = Package(
         .target(name: "TidingsCore", dependencies: ["CSQLite", openSSLOnLinux]),
         .target(name: "TidingsNet", dependencies: ["TidingsCore", openSSLOnLinux]),
         .target(name: "TidingsKecalek", dependencies: ["TidingsCore", "TidingsNet"]),
-        .target(name: "TidingsSandbox", dependencies: ["TidingsCore", "TidingsNet", "TidingsKecalek"]),
+        // The kit every backend's sandbox is built from (loopback HTTP/WebSocket servers, faults, request log);
+        // it knows no backend. TidingsSandbox holds the backends' sandboxes, one folder each.
+        .target(name: "TidingsSandboxKit", dependencies: ["TidingsCore", "TidingsNet"]),
+        .target(
+            name: "TidingsSandbox",
+            dependencies: ["TidingsCore", "TidingsNet", "TidingsSandboxKit", "TidingsKecalek"]
+        ),
 
         // Executables.
         .executableTarget(
             name: "tidings",
-            dependencies: ["TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandbox"]
+            dependencies: ["TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandboxKit", "TidingsSandbox"]
         ),
         .executableTarget(
             name: "tidings-bench",
@@ -64,8 +71,13 @@ let package = Package(
             dependencies: ["TidingsKecalek", "TidingsSandbox", "TidingsCore", "TidingsNet"]
         ),
         .testTarget(
+            name: "TidingsSandboxKitTests",
+            dependencies: ["TidingsSandboxKit", "TidingsNet", "TidingsCore", "PeerSupport"]
+        ),
+        .testTarget(
             name: "CLITests",
-            dependencies: ["tidings", "TidingsCore", "TidingsKecalek", "TidingsSandbox", "PeerSupport"]),
+            dependencies: ["tidings", "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandbox", "PeerSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

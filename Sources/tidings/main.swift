@@ -15,6 +15,7 @@ let root = Command(
     subcommands: [
         demoCommand,
         kecalekCommand,
+        sandboxCommand,
     ],
     run: { arguments in
         if arguments.flag("--version") {

@@ -183,3 +183,10 @@ struct WebSocketTarget: Sendable, Equatable {
         return try handshake.parse(bytes) != nil
     }
 }
+
+/// The server side of the opening handshake, for loopback sandbox servers: the same rule the client
+/// checks, so the two can never disagree.
+public enum WebSocketServerHandshake {
+    /// The `Sec-WebSocket-Accept` value to answer for a request's `Sec-WebSocket-Key` (RFC 6455 §4.2.2).
+    public static func acceptValue(for key: String) -> String { WebSocketHandshake.expectedAccept(for: key) }
+}

@@ -2,6 +2,7 @@ import Foundation
 import TidingsCore
 import TidingsKecalek
 import TidingsNet
+import TidingsSandboxKit
 
 /// Serves a ``KecalekSandboxServer`` over a real loopback WebSocket, so the client's wire path
 /// (handshake, masking, framing) is exercised end to end.
@@ -19,17 +20,22 @@ import TidingsNet
 public final class KecalekSandboxWebSocketServer: Sendable {
     /// The sandbox served.
     public let server: KecalekSandboxServer
-    private let socketServer: LoopbackWebSocketServer
+    let socketServer: LoopbackWebSocketServer
 
     /// `ws://127.0.0.1:<port>/kecalek`.
     public var url: URL { URL(string: "ws://127.0.0.1:\(socketServer.port)/kecalek") ?? socketServer.url }
 
-    /// Binds a free loopback port.
+    /// The port bound on 127.0.0.1.
+    public var port: Int { socketServer.port }
+
+    /// Binds `port` on loopback (0, the default: a free one); `log` records each upgrade (the kit's
+    /// request log).
     ///
-    /// - Throws: `TransportError` when no port can be bound.
-    public init(server: KecalekSandboxServer) throws {
+    /// - Throws: `TransportError` when the port cannot be bound.
+    public init(server: KecalekSandboxServer, port: Int = 0, log: SandboxRequestLog = SandboxRequestLog()) throws {
         self.server = server
         socketServer = try LoopbackWebSocketServer(
+            port: port, log: log,
             authorize: { request in
                 guard let token = Self.bearer(request.headers["authorization"]) else { return false }
                 return server.user(forToken: token) != nil

@@ -1,0 +1,186 @@
+import Foundation
+import TidingsCore
+import TidingsNet
+
+/// A Socket.IO 5 sandbox server: namespaces with auth, events with acks both ways, binary attachments,
+/// over the kit's Engine.IO server (polling, upgrade, WebSocket) and HTTP server (in process for
+/// polling, or on loopback with ``serve(port:)``), with the kit's fault switches matched by event name.
+///
+/// Guarantees: a connect to an unknown namespace, or one its `authorize` refuses, gets a connect error
+/// and no handler runs; an event asking for an ack gets exactly one (the handler's result) unless a
+/// fault says otherwise; every event ends in one request-log entry (method `EVENT`, path `<ns> <event>`).
+///
+/// For example:
+///
+/// ```swift
+/// var chat = SandboxSocketIOServer.Namespace()
+/// chat.events["echo"] = { _, arguments in arguments }
+/// let server = SandboxSocketIOServer(namespaces: ["/": chat])
+/// let listener = try server.serve()   // http://127.0.0.1:<port>/socket.io/
+/// ```
+public final class SandboxSocketIOServer: Sendable {
+    /// Answers one event; the result is the ack's arguments when the client asked for an ack.
+    public typealias EventHandler = @Sendable (SandboxSocketIOSocket, [JSONValue]) async -> [JSONValue]
+    /// Runs when a client connects to a namespace.
+    public typealias ConnectHandler = @Sendable (SandboxSocketIOSocket) async -> Void
+
+    /// What one namespace does.
+    public struct Namespace: Sendable {
+        /// Decides from the connect packet's auth payload whether the client may connect.
+        public var authorize: @Sendable (JSONValue?) -> Bool = { _ in true }
+        /// Runs after each accepted connect.
+        public var onConnect: ConnectHandler?
+        /// Handlers by event name; events without one are acked with no arguments.
+        public var events: [String: EventHandler] = [:]
+
+        /// A namespace that accepts everyone and handles no events yet.
+        public init() {}
+    }
+
+    /// The HTTP server carrying polling and the WebSocket upgrade (its faults apply to those requests).
+    public let http: SandboxHTTPServer
+    /// The Engine.IO layer.
+    public let engine: SandboxEngineIOServer
+    /// The fault switches (events match ``SandboxFaults/Match/event(_:)``; paths match the transport).
+    public var faults: SandboxFaultSwitch { http.faults }
+    /// Requests and events served.
+    public var log: SandboxRequestLog { http.log }
+
+    /// A server with `namespaces` (keys `/`, `/chat`) under `path`.
+    public init(
+        namespaces: [String: Namespace], path: String = "/socket.io/",
+        configuration: SandboxEngineIOServer.Configuration = SandboxEngineIOServer.Configuration(),
+        faults: SandboxFaultSwitch = SandboxFaultSwitch(), log: SandboxRequestLog = SandboxRequestLog()
+    ) {
+        let engine = SandboxEngineIOServer(configuration: configuration) { session in
+            await SocketIOSessionRunner(
+                namespaces: namespaces, faults: faults, log: log, clock: configuration.clock, session: session
+            ).run()
+        }
+        self.engine = engine
+        let prefix = path.hasSuffix("/") ? path : path + "/"
+        http = SandboxHTTPServer(
+            faults: faults, log: log, clock: configuration.clock,
+            webSocket: { request, socket in
+                guard (request.path + "/").hasPrefix(prefix) else { return }
+                await engine.handleWebSocket(request, socket)
+            },
+            handler: { request in
+                guard (request.path + "/").hasPrefix(prefix) else { return .text("not found", status: 404) }
+                return await engine.handle(request)
+            })
+    }
+
+    /// Serves on loopback; clients connect to `http://127.0.0.1:<port>/`.
+    ///
+    /// - Throws: ``TidingsNet/TransportError`` when the port cannot be bound.
+    public func serve(port: Int = 0) throws -> SandboxHTTPListener { try http.serve(port: port) }
+}
+
+/// Reads one Engine.IO session's messages as Socket.IO packets and dispatches them.
+private struct SocketIOSessionRunner: Sendable {
+    let namespaces: [String: SandboxSocketIOServer.Namespace]
+    let faults: SandboxFaultSwitch
+    let log: SandboxRequestLog
+    let clock: any Clock<Duration>
+    let session: SandboxEngineIOSession
+
+    func run() async {
+        var assembler = SocketIOPacketAssembler()
+        var sockets: [String: SandboxSocketIOSocket] = [:]
+        defer { for socket in sockets.values { socket.failAll() } }
+        for await body in session.messages {
+            let packet: SocketIOPacket?
+            do {
+                switch body {
+                case .text(let text): packet = try assembler.receive(text: text)
+                case .binary(let bytes): packet = try assembler.receive(binary: bytes)
+                }
+            } catch {
+                await session.close()
+                return
+            }
+            guard let packet else { continue }
+            switch packet.kind {
+            case .connect:
+                if let socket = await connect(packet) { sockets[packet.namespace] = socket }
+            case .disconnect:
+                sockets.removeValue(forKey: packet.namespace)?.failAll()
+            case .event, .binaryEvent:
+                guard let socket = sockets[packet.namespace] else { continue }
+                // Each event runs on its own, so a slow handler never holds the session's other packets.
+                Task { await dispatch(packet, on: socket) }
+            case .ack, .binaryAck:
+                if let id = packet.id { sockets[packet.namespace]?.resolve(id, with: packet.arguments) }
+            case .connectError:
+                break
+            }
+        }
+    }
+
+    private func connect(_ packet: SocketIOPacket) async -> SandboxSocketIOSocket? {
+        let id = SecureRandom.bytes(10).map { String(format: "%02x", $0) }.joined()
+        let socket = SandboxSocketIOSocket(id: id, namespace: packet.namespace, auth: packet.data, session: session)
+        guard let namespace = namespaces[packet.namespace] else {
+            await socket.send(
+                SocketIOPacket(.connectError, namespace: packet.namespace, data: ["message": "Invalid namespace"]))
+            return nil
+        }
+        guard namespace.authorize(packet.data) else {
+            await socket.send(
+                SocketIOPacket(.connectError, namespace: packet.namespace, data: ["message": "Not authorized"]))
+            return nil
+        }
+        await socket.send(SocketIOPacket(.connect, namespace: packet.namespace, data: ["sid": .string(id)]))
+        if let onConnect = namespace.onConnect { Task { await onConnect(socket) } }
+        return socket
+    }
+
+    private func dispatch(_ packet: SocketIOPacket, on socket: SandboxSocketIOSocket) async {
+        let name = packet.eventName ?? ""
+        let fault = faults.take(event: name)
+        func record(_ status: Int) {
+            log.record(
+                .init(
+                    method: "EVENT", path: "\(packet.namespace) \(name)", status: status,
+                    bytesIn: packet.encoded().text.utf8.count, bytesOut: 0, fault: fault?.description))
+        }
+        var ack: [JSONValue]
+        switch fault {
+        case .status(let status):
+            ack = [["error": .int(status)]]
+        case .tooManyRequests(let seconds):
+            ack = [["error": 429, "retryAfter": seconds.map { .int($0) } ?? .null]]
+        case .neverAnswer:
+            record(0)
+            return
+        case .close:
+            record(0)
+            await socket.disconnect()
+            return
+        case .dropMidResponse:
+            record(0)
+            await session.abort()
+            return
+        case .malformedBody:
+            record(0)
+            await session.send([.text("2/\(packet.namespace.dropFirst()),[")])
+            return
+        case .delay(let duration):
+            try? await clock.sleep(for: duration)
+            ack = await handle(name, packet, on: socket)
+        case nil:
+            ack = await handle(name, packet, on: socket)
+        }
+        record(200)
+        if let id = packet.id {
+            await socket.send(SocketIOPacket(.ack, namespace: packet.namespace, id: id, data: .array(ack)))
+        }
+    }
+
+    private func handle(_ name: String, _ packet: SocketIOPacket, on socket: SandboxSocketIOSocket) async -> [JSONValue]
+    {
+        guard let handler = namespaces[packet.namespace]?.events[name] else { return [] }
+        return await handler(socket, packet.arguments)
+    }
+}

@@ -1,0 +1,114 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TidingsCore
+import TidingsSandbox
+import TidingsSandboxKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `tidings sandbox <backend>`: a backend's sandbox on loopback for an app to connect to, like a local
+/// emulator. Each backend adds its own subcommand here.
+let sandboxCommand = Command(
+    name: "sandbox",
+    abstract: "Serve a backend's sandbox on 127.0.0.1 until interrupted, for an app or simulator to connect to.",
+    usage: "sandbox <backend> [--port <n>]",
+    subcommands: [sandboxKecalekCommand]
+)
+
+let sandboxKecalekCommand = Command(
+    name: "kecalek",
+    abstract: "Serve the Kecalek sample sandbox over a loopback WebSocket; print the URL, tokens and keys.",
+    usage: "sandbox kecalek [--port <n>]",
+    options: ["--port <n>              The port on 127.0.0.1 (default: a free one)."],
+    run: { arguments in
+        let port = try arguments.intOption("--port", in: 0...65_535) ?? 0
+        try arguments.finish()
+        let termination = TerminationSignal()
+        let sandbox = try await KecalekSandboxServer.sample(clock: ContinuousClock())
+        // Each connection is printed as it is served, so a developer sees their app arrive (the path
+        // only: the log never holds the query or headers, where tokens travel).
+        let log = SandboxRequestLog { entry in
+            print("served: \(entry)")
+            fflush(nil)
+        }
+        let endpoint = try KecalekSandboxWebSocketServer(server: sandbox, port: port, log: log)
+        var lines = [
+            "Kecalek sandbox listening on 127.0.0.1 (Ctrl-C to stop).",
+            "url: \(endpoint.url.absoluteString)",
+        ]
+        for user in KecalekSandboxServer.sampleUsers {
+            lines.append("token \(user): \(sandbox.token(for: user))")
+        }
+        lines.append("conversation keys (the sandbox's public demo keys, never secret; AES-256-GCM, hex):")
+        for conversation in await sandbox.conversationIDs {
+            let key = try KecalekSandboxServer.sampleKey(for: conversation)
+            lines.append("key \(conversation): \(key.bytes.map { String(format: "%02x", $0) }.joined())")
+        }
+        lines.append(
+            "connect: send 'Authorization: Bearer <token>' with the WebSocket upgrade, e.g. "
+                + "tidings kecalek sync --server <url> --token <token> --key <64 hex digits> "
+                + "--conversation-key general=<key>")
+        print(lines.joined(separator: "\n"))
+        fflush(nil)
+        let signal = await termination.wait()
+        endpoint.stop()
+        print("Stopped on \(signal == SIGINT ? "SIGINT" : "SIGTERM").")
+    }
+)
+
+/// SIGINT and SIGTERM caught on Dispatch signal sources, so waiting for them costs no thread of the pool.
+///
+/// Installed before the tool prints where it listens, so a signal sent as soon as the address is read
+/// is never lost nor ends the process by its default action.
+final class TerminationSignal {
+    private struct State {
+        var received: Int32?
+        var waiter: CheckedContinuation<Int32, Never>?
+    }
+
+    private let state = Mutex(State())
+    private let sources: [any DispatchSourceSignal]
+
+    /// Turns off the default action of SIGINT and SIGTERM and starts listening for them.
+    init() {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            return DispatchSource.makeSignalSource(signal: number, queue: .global())
+        }
+        for (source, number) in zip(sources, [SIGINT, SIGTERM]) {
+            source.setEventHandler { [weak self] in self?.deliver(number) }
+            source.resume()
+        }
+    }
+
+    /// Suspends until the first SIGINT or SIGTERM (at once if one already came) and returns which.
+    func wait() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let ready: Int32? = state.withLock { state in
+                if let received = state.received { return received }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    private func deliver(_ number: Int32) {
+        let waiter: CheckedContinuation<Int32, Never>? = state.withLock { state in
+            guard state.received == nil else { return nil }
+            state.received = number
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: number)
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+    }
+}

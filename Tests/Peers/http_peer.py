@@ -19,6 +19,8 @@ Routes:
   GET  /slow                                     answers after 60 s
   GET  /headers                                  Authorization, User-Agent and the query string, as JSON
   GET  /page                                     a Link header with next and prev
+  GET  /large?bytes=N[&pace_ms=P]                N bytes of body, streamed in 64 KiB chunks (no Content-Length),
+                                                 waiting P ms after each chunk (a network slower than loopback)
 """
 
 import argparse
@@ -136,6 +138,27 @@ async def page(request):
     )
 
 
+async def large(request):
+    # Streamed chunk by chunk, so a client that stops reading early stops the server too (TCP back-pressure).
+    remaining = int(request.query["bytes"])
+    pace = float(request.query.get("pace_ms", "0")) / 1000
+    response = web.StreamResponse()
+    response.content_type = "application/octet-stream"
+    await response.prepare(request)
+    chunk = b"x" * 65536
+    try:
+        while remaining > 0:
+            piece = chunk if remaining >= len(chunk) else chunk[:remaining]
+            await response.write(piece)
+            remaining -= len(piece)
+            if pace:
+                await asyncio.sleep(pace)
+        await response.write_eof()
+    except (ConnectionResetError, ConnectionError):
+        pass
+    return response
+
+
 async def main():
     peer_lifeline.install()
     parser = argparse.ArgumentParser()
@@ -160,6 +183,7 @@ async def main():
             web.get("/slow", slow),
             web.get("/headers", headers),
             web.get("/page", page),
+            web.get("/large", large),
         ]
     )
     runner = web.AppRunner(app)

@@ -41,11 +41,11 @@ public final class HTTPClient: Sendable {
         public var now: @Sendable () -> Date
         /// Where request summaries go (method, host and path, status; never headers, query or body).
         public var logger: Logger
-        /// The largest response body handed to the app, in bytes; a larger one fails with
+        /// The largest response body accepted, in bytes; a larger one fails with
         /// ``HTTPError/Kind/transport``.
         ///
-        /// URLSession buffers the body before the check runs, so this bounds what reaches the app and
-        /// everything built from it, not the peak memory of the download itself.
+        /// The limit is checked as the body arrives: the transfer is cancelled as soon as it is
+        /// passed, so the download's memory stays near the limit too, however large the body.
         public var maximumResponseSize: Int
 
         /// The defaults: 30 s timeout, `Tidings` user agent, no budget, the continuous clock.
@@ -73,6 +73,11 @@ public final class HTTPClient: Sendable {
     private let configuration: Configuration
     private let session: URLSession
     private let logger: Logger
+    private let delegate: HTTPSessionDelegate
+
+    /// Body bytes URLSession has handed this client so far, over all its requests, counted as they
+    /// arrive (for tests of ``Configuration/maximumResponseSize``).
+    package var bodyBytesReceived: Int { delegate.bytesReceived }
 
     /// Creates a client with an empty cookie jar.
     public init(configuration: Configuration = Configuration()) {
@@ -90,8 +95,9 @@ public final class HTTPClient: Sendable {
         // The real limit is the clock-based timeout; URLSession's own must never fire first.
         sessionConfiguration.timeoutIntervalForRequest = 7 * 24 * 3600
         sessionConfiguration.timeoutIntervalForResource = 7 * 24 * 3600
-        session = URLSession(
-            configuration: sessionConfiguration, delegate: RedirectPolicy(cookies: cookies), delegateQueue: nil)
+        let delegate = HTTPSessionDelegate(cookies: cookies)
+        self.delegate = delegate
+        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -110,23 +116,19 @@ public final class HTTPClient: Sendable {
         let urlRequest = prepare(request)
         let timeout = request.timeout ?? configuration.timeout
         let session = self.session
+        let delegate = self.delegate
+        let limit = configuration.maximumResponseSize
         let response: HTTPResponse
         do {
             response = try await withTimeout(
                 timeout, clock: configuration.clock,
                 timeoutError: { HTTPError(.timedOut, request: request, underlying: "no response within \(timeout)") }
             ) {
-                try await Self.perform(urlRequest, session: session, request: request)
+                try await Self.perform(urlRequest, session: session, delegate: delegate, limit: limit, request: request)
             }
         } catch let error as HTTPError {
             logger.notice("\(request.method.rawValue) \(request.url.redactedForLogs) failed: \(error.kind.rawValue)")
             throw error
-        }
-        guard response.body.count <= configuration.maximumResponseSize else {
-            logger.notice("\(request.method.rawValue) \(request.url.redactedForLogs) failed: response too large")
-            throw HTTPError(
-                .transport, request: request,
-                underlying: "the response body exceeds \(configuration.maximumResponseSize) bytes")
         }
         cookies.store(setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url)
         if let budget = configuration.rateBudget {
@@ -199,34 +201,31 @@ public final class HTTPClient: Sendable {
         return urlRequest
     }
 
-    private static func perform(_ urlRequest: URLRequest, session: URLSession, request: HTTPRequest) async throws
-        -> HTTPResponse
-    {
-        let waiter = Locked<CheckedContinuation<(Data, URLResponse), any Error>?>(nil)
-        let task = session.dataTask(with: urlRequest) { data, response, error in
-            let continuation = waiter.withLock { slot in
-                defer { slot = nil }
-                return slot
-            }
-            if let error {
-                continuation?.resume(throwing: error)
-            } else if let response {
-                continuation?.resume(returning: (data ?? Data(), response))
-            } else {
-                continuation?.resume(throwing: URLError(.badServerResponse))
-            }
-        }
-        let (data, urlResponse): (Data, URLResponse)
-        do {
-            (data, urlResponse) = try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    waiter.withLock { $0 = continuation }
-                    task.resume()
+    private static func perform(
+        _ urlRequest: URLRequest, session: URLSession, delegate: HTTPSessionDelegate, limit: Int, request: HTTPRequest
+    ) async throws -> HTTPResponse {
+        // No completion handler: a task with one would not report its body to the delegate, which
+        // is what counts the bytes and cancels the transfer once the limit is passed.
+        let task = session.dataTask(with: urlRequest)
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<HTTPSessionDelegate.Outcome, Never>) in
+                if Task.isCancelled {
+                    continuation.resume(returning: .failed(CancellationError()))
+                } else {
+                    delegate.start(task, limit: limit) { continuation.resume(returning: $0) }
                 }
-            } onCancel: {
-                task.cancel()
             }
-        } catch {
+        } onCancel: {
+            task.cancel()
+        }
+        let data: Data
+        let urlResponse: URLResponse?
+        switch outcome {
+        case .finished(let body, let response):
+            (data, urlResponse) = (body, response)
+        case .tooLarge:
+            throw HTTPError(.transport, request: request, underlying: "the response body exceeds \(limit) bytes")
+        case .failed(let error):
             if Task.isCancelled { throw CancellationError() }
             let detail =
                 (error as? URLError).map { "URLError \($0.code.rawValue)" } ?? String(describing: type(of: error))
@@ -279,33 +278,6 @@ public final class HTTPClient: Sendable {
         guard let equals = trimmed.firstIndex(of: "=") else { return false }
         let name = trimmed[..<equals]
         return !name.isEmpty && !name.contains { $0 == " " || $0 == ";" || $0 == "," }
-    }
-}
-
-/// Keeps redirects safe and stateful: cookies set by the redirect response are stored, the next
-/// request carries the jar's cookies for its own URL, and `Authorization` does not follow to
-/// another host.
-private final class RedirectPolicy: NSObject, URLSessionTaskDelegate, Sendable {
-    let cookies: HTTPCookieJar
-
-    init(cookies: HTTPCookieJar) { self.cookies = cookies }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        var next = request
-        if let from = response.url {
-            cookies.store(setCookieHeaders: HTTPClient.headers(of: response).values(for: "Set-Cookie"), from: from)
-        }
-        if let url = next.url {
-            if !HTTPClient.redirectKeepsAuthorization(original: task.originalRequest?.url, from: response.url, to: url)
-            {
-                next.setValue(nil, forHTTPHeaderField: "Authorization")
-            }
-            next.setValue(cookies.cookieHeader(for: url), forHTTPHeaderField: "Cookie")
-        }
-        completionHandler(next)
     }
 }
 

@@ -19,8 +19,8 @@ Routes:
   GET  /slow                                     answers after 60 s
   GET  /headers                                  Authorization, User-Agent and the query string, as JSON
   GET  /page                                     a Link header with next and prev
-  GET  /large?bytes=N[&pace_ms=P]                N bytes of body, streamed in 64 KiB chunks (no Content-Length),
-                                                 waiting P ms after each chunk (a network slower than loopback)
+  GET  /large[?bytes=N][&chunk=C][&pace_ms=P]   N bytes of body (endless without N) in chunks of C bytes (64 KiB),
+                                                 no Content-Length, waiting P ms after each chunk
 """
 
 import argparse
@@ -140,17 +140,18 @@ async def page(request):
 
 async def large(request):
     # Streamed chunk by chunk, so a client that stops reading early stops the server too (TCP back-pressure).
-    remaining = int(request.query["bytes"])
+    remaining = int(request.query["bytes"]) if "bytes" in request.query else None
+    chunk = b"x" * int(request.query.get("chunk", "65536"))
     pace = float(request.query.get("pace_ms", "0")) / 1000
     response = web.StreamResponse()
     response.content_type = "application/octet-stream"
     await response.prepare(request)
-    chunk = b"x" * 65536
     try:
-        while remaining > 0:
-            piece = chunk if remaining >= len(chunk) else chunk[:remaining]
+        while remaining is None or remaining > 0:
+            piece = chunk if remaining is None or remaining >= len(chunk) else chunk[:remaining]
             await response.write(piece)
-            remaining -= len(piece)
+            if remaining is not None:
+                remaining -= len(piece)
             if pace:
                 await asyncio.sleep(pace)
         await response.write_eof()

@@ -11,8 +11,6 @@
     final class ReadinessWaiter: @unchecked Sendable {
         private struct State {
             var ready = false
-            /// Sticky: the reactor reported a hang-up or an error (`EPOLLRDHUP`, `EPOLLHUP`, `EPOLLERR`).
-            var hungUp = false
             var cancelled = false
             /// Why later waits fail once cancelled: `.closed` after a close, the reactor's error after
             /// a reactor failure.
@@ -24,15 +22,9 @@
 
         init(operation: String) { self.operation = operation }
 
-        /// Whether the reactor has reported that the peer hung up or the socket failed; set before
-        /// the wake-up that carried it, and never cleared.
-        var peerHungUp: Bool { state.withLock { $0.hungUp } }
-
-        /// Called by the reactor thread on a readiness edge; `hangUp` when the event reported a hang-up
-        /// or an error.
-        func signal(hangUp: Bool = false) {
+        /// Called by the reactor thread on a readiness edge.
+        func signal() {
             let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                if hangUp { state.hungUp = true }
                 guard let waiter = state.waiter else {
                     state.ready = true
                     return nil
@@ -183,7 +175,6 @@
             defer { events.deallocate() }
             let readMask = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
             let writeMask = EPOLLOUT.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
-            let hangUpMask = EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
             while true {
                 let (count, code) = wait(descriptor, events, Int32(capacity))
                 if count < 0 {
@@ -210,7 +201,7 @@
                     let flags = events[index].events
                     let id = events[index].data.u64
                     guard let registration = registrations.withLock({ $0[id] }) else { continue }
-                    if flags & readMask != 0 { registration.readable.signal(hangUp: flags & hangUpMask != 0) }
+                    if flags & readMask != 0 { registration.readable.signal() }
                     if flags & writeMask != 0 { registration.writable.signal() }
                 }
             }

@@ -25,12 +25,6 @@ import Foundation
 public final class TCPConnection: ByteStream, @unchecked Sendable {
     let channel: SocketChannel
     private let writeLock = AsyncLock()
-    /// Whether the last `read()` emptied the socket's receive queue (it returned less than it asked
-    /// for), so the next one waits for readiness instead of paying a `recv` that fails with `EAGAIN`.
-    ///
-    /// Only with epoll, whose edge-triggered registration reports every arrival after that `recv`;
-    /// Dispatch's readiness gives no such promise. Only the single reader touches it.
-    private let receiveQueueDrained = Locked(false)
     /// The host (or address) this connection was opened to, or the peer address for accepted ones.
     public let remoteHost: String
     /// The largest chunk one `read()` returns.
@@ -142,13 +136,6 @@ public final class TCPConnection: ByteStream, @unchecked Sendable {
     /// - Throws: ``TransportError`` (`closed`, `connectionReset`, `system`, `concurrentRead`),
     ///   `CancellationError`.
     public func read() async throws -> [UInt8] {
-        #if os(Linux)
-            // After a hang-up the next `recv` reports it at once (end of stream or the error): one
-            // wake-up may have stood for the last bytes and the hang-up together.
-            if receiveQueueDrained.withLock({ $0 }), !channel.readable.peerHungUp {
-                try await channel.readable.wait()
-            }
-        #endif
         while true {
             var code: Int32 = 0
             var failed = false
@@ -162,13 +149,7 @@ public final class TCPConnection: ByteStream, @unchecked Sendable {
                 failed = count < 0
                 initialized = max(count, 0)
             }
-            if !failed {
-                #if os(Linux)
-                    let drained = !buffer.isEmpty && buffer.count < Self.readChunkSize
-                    receiveQueueDrained.withLock { $0 = drained }
-                #endif
-                return buffer
-            }
+            if !failed { return buffer }
             switch code {
             case EAGAIN, EWOULDBLOCK: try await channel.readable.wait()
             case EINTR: continue

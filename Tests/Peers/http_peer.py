@@ -19,6 +19,8 @@ Routes:
   GET  /slow                                     answers after 60 s
   GET  /headers                                  Authorization, User-Agent and the query string, as JSON
   GET  /page                                     a Link header with next and prev
+  GET  /large[?bytes=N][&chunk=C][&pace_ms=P]   N bytes of body (endless without N) in chunks of C bytes (64 KiB),
+                                                 no Content-Length, waiting P ms after each chunk
 """
 
 import argparse
@@ -136,6 +138,28 @@ async def page(request):
     )
 
 
+async def large(request):
+    # Streamed chunk by chunk, so a client that stops reading early stops the server too (TCP back-pressure).
+    remaining = int(request.query["bytes"]) if "bytes" in request.query else None
+    chunk = b"x" * int(request.query.get("chunk", "65536"))
+    pace = float(request.query.get("pace_ms", "0")) / 1000
+    response = web.StreamResponse()
+    response.content_type = "application/octet-stream"
+    await response.prepare(request)
+    try:
+        while remaining is None or remaining > 0:
+            piece = chunk if remaining is None or remaining >= len(chunk) else chunk[:remaining]
+            await response.write(piece)
+            if remaining is not None:
+                remaining -= len(piece)
+            if pace:
+                await asyncio.sleep(pace)
+        await response.write_eof()
+    except (ConnectionResetError, ConnectionError):
+        pass
+    return response
+
+
 async def main():
     peer_lifeline.install()
     parser = argparse.ArgumentParser()
@@ -160,6 +184,7 @@ async def main():
             web.get("/slow", slow),
             web.get("/headers", headers),
             web.get("/page", page),
+            web.get("/large", large),
         ]
     )
     runner = web.AppRunner(app)

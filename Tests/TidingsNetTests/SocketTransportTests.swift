@@ -25,6 +25,33 @@ import TidingsCore
         listener.close()
     }
 
+    @Test func bytesFollowedAtOnceByCloseAreReadToTheEndOfStream() async throws {
+        // Data and the FIN often arrive together and wake a parked reader once; `read()` returns the
+        // data first and must still see the end of the stream next, not wait for another wake-up.
+        let listener = try TCPListener.bind(port: 0)
+        for round in 0..<50 {
+            async let accepted = listener.accept()
+            let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
+            let server = try await accepted
+            // A first short read leaves the reader with an empty receive queue, as in a conversation.
+            try await server.write([0])
+            #expect(try await client.read() == [0])
+            let rest = Task {
+                var received: [UInt8] = []
+                while true {
+                    let chunk = try await client.read()
+                    if chunk.isEmpty { return received }
+                    received += chunk
+                }
+            }
+            try await server.write([UInt8(truncatingIfNeeded: round), 1, 2])
+            server.close()
+            #expect(try await rest.value == [UInt8(truncatingIfNeeded: round), 1, 2])
+            client.close()
+        }
+        listener.close()
+    }
+
     @Test func aLargeWriteCompletesWhileTheReaderDrainsSlowly() async throws {
         let listener = try TCPListener.bind(port: 0)
         async let accepted = listener.accept()

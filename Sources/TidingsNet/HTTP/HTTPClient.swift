@@ -41,11 +41,11 @@ public final class HTTPClient: Sendable {
         public var now: @Sendable () -> Date
         /// Where request summaries go (method, host and path, status; never headers, query or body).
         public var logger: Logger
-        /// The largest response body handed to the app, in bytes; a larger one fails with
+        /// The largest response body accepted, in bytes; a larger one fails with
         /// ``HTTPError/Kind/transport``.
         ///
-        /// URLSession buffers the body before the check runs, so this bounds what reaches the app and
-        /// everything built from it, not the peak memory of the download itself.
+        /// The limit is checked as the body arrives: the transfer is cancelled as soon as it is
+        /// passed, so the download's memory stays near the limit too, however large the body.
         public var maximumResponseSize: Int
 
         /// The defaults: 30 s timeout, `Tidings` user agent, no budget, the continuous clock.
@@ -73,6 +73,11 @@ public final class HTTPClient: Sendable {
     private let configuration: Configuration
     private let session: URLSession
     private let logger: Logger
+    private let delegate: HTTPSessionDelegate
+
+    /// Body bytes URLSession has handed this client so far, over all its requests, counted as they
+    /// arrive (for tests of ``Configuration/maximumResponseSize``).
+    package var bodyBytesReceived: Int { delegate.bytesReceived }
 
     /// Creates a client with an empty cookie jar.
     public init(configuration: Configuration = Configuration()) {
@@ -90,8 +95,9 @@ public final class HTTPClient: Sendable {
         // The real limit is the clock-based timeout; URLSession's own must never fire first.
         sessionConfiguration.timeoutIntervalForRequest = 7 * 24 * 3600
         sessionConfiguration.timeoutIntervalForResource = 7 * 24 * 3600
-        session = URLSession(
-            configuration: sessionConfiguration, delegate: RedirectPolicy(cookies: cookies), delegateQueue: nil)
+        let delegate = HTTPSessionDelegate(cookies: cookies)
+        self.delegate = delegate
+        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -110,23 +116,19 @@ public final class HTTPClient: Sendable {
         let urlRequest = prepare(request)
         let timeout = request.timeout ?? configuration.timeout
         let session = self.session
+        let delegate = self.delegate
+        let limit = configuration.maximumResponseSize
         let response: HTTPResponse
         do {
             response = try await withTimeout(
                 timeout, clock: configuration.clock,
                 timeoutError: { HTTPError(.timedOut, request: request, underlying: "no response within \(timeout)") }
             ) {
-                try await Self.perform(urlRequest, session: session, request: request)
+                try await Self.perform(urlRequest, session: session, delegate: delegate, limit: limit, request: request)
             }
         } catch let error as HTTPError {
             logger.notice("\(request.method.rawValue) \(request.url.redactedForLogs) failed: \(error.kind.rawValue)")
             throw error
-        }
-        guard response.body.count <= configuration.maximumResponseSize else {
-            logger.notice("\(request.method.rawValue) \(request.url.redactedForLogs) failed: response too large")
-            throw HTTPError(
-                .transport, request: request,
-                underlying: "the response body exceeds \(configuration.maximumResponseSize) bytes")
         }
         cookies.store(setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url)
         if let budget = configuration.rateBudget {
@@ -199,37 +201,37 @@ public final class HTTPClient: Sendable {
         return urlRequest
     }
 
-    private static func perform(_ urlRequest: URLRequest, session: URLSession, request: HTTPRequest) async throws
-        -> HTTPResponse
-    {
-        let waiter = Locked(ResponseWaiter.idle)
-        let task = session.dataTask(with: urlRequest) { data, response, error in
-            guard let continuation = waiter.withLock({ $0.finish() }) else { return }
-            if let error {
-                continuation.resume(throwing: error)
-            } else if let response {
-                continuation.resume(returning: (data ?? Data(), response))
-            } else {
-                continuation.resume(throwing: URLError(.badServerResponse))
-            }
-        }
-        let (data, urlResponse): (Data, URLResponse)
-        do {
-            (data, urlResponse) = try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    guard waiter.withLock({ $0.wait(continuation) }) else {
-                        continuation.resume(throwing: CancellationError())
-                        return
-                    }
-                    task.resume()
+    private static func perform(
+        _ urlRequest: URLRequest, session: URLSession, delegate: HTTPSessionDelegate, limit: Int, request: HTTPRequest
+    ) async throws -> HTTPResponse {
+        // No completion handler: a task with one would not report its body to the delegate, which
+        // is what counts the bytes and cancels the transfer once the limit is passed.
+        let task = session.dataTask(with: urlRequest)
+        let waiter = Locked(ResponseWaiter<HTTPSessionDelegate.Outcome>.idle)
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<HTTPSessionDelegate.Outcome, Never>) in
+                guard waiter.withLock({ $0.wait(continuation) }) else {
+                    continuation.resume(returning: .failed(CancellationError()))
+                    return
                 }
-            } onCancel: {
-                // URLSession does not always call the completion handler of a cancelled task (seen on
-                // Linux): the caller is resumed here, whatever the task does next.
-                waiter.withLock { $0.cancel() }?.resume(throwing: CancellationError())
-                task.cancel()
+                delegate.start(task, limit: limit) { outcome in
+                    waiter.withLock { $0.finish() }?.resume(returning: outcome)
+                }
             }
-        } catch {
+        } onCancel: {
+            // URLSession does not always report the end of a cancelled task (seen on Linux): the caller is
+            // resumed here, whatever the task does next.
+            waiter.withLock { $0.cancel() }?.resume(returning: .failed(CancellationError()))
+            task.cancel()
+        }
+        let data: Data
+        let urlResponse: URLResponse?
+        switch outcome {
+        case .finished(let body, let response):
+            (data, urlResponse) = (body, response)
+        case .tooLarge:
+            throw HTTPError(.transport, request: request, underlying: "the response body exceeds \(limit) bytes")
+        case .failed(let error):
             if Task.isCancelled { throw CancellationError() }
             let detail =
                 (error as? URLError).map { "URLError \($0.code.rawValue)" } ?? String(describing: type(of: error))
@@ -285,33 +287,6 @@ public final class HTTPClient: Sendable {
     }
 }
 
-/// Keeps redirects safe and stateful: cookies set by the redirect response are stored, the next
-/// request carries the jar's cookies for its own URL, and `Authorization` does not follow to
-/// another host.
-private final class RedirectPolicy: NSObject, URLSessionTaskDelegate, Sendable {
-    let cookies: HTTPCookieJar
-
-    init(cookies: HTTPCookieJar) { self.cookies = cookies }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        var next = request
-        if let from = response.url {
-            cookies.store(setCookieHeaders: HTTPClient.headers(of: response).values(for: "Set-Cookie"), from: from)
-        }
-        if let url = next.url {
-            if !HTTPClient.redirectKeepsAuthorization(original: task.originalRequest?.url, from: response.url, to: url)
-            {
-                next.setValue(nil, forHTTPHeaderField: "Authorization")
-            }
-            next.setValue(cookies.cookieHeader(for: url), forHTTPHeaderField: "Cookie")
-        }
-        completionHandler(next)
-    }
-}
-
 extension HTTPClient {
     /// Whether a redirect hop from `from` to `to` may keep the `Authorization` header of a request
     /// first sent to `original`.
@@ -333,28 +308,28 @@ extension HTTPClient {
 }
 
 /// Who resumes a request's caller: the completion handler or the cancellation, whichever comes first.
-private enum ResponseWaiter {
+private enum ResponseWaiter<Value> {
     case idle
-    case waiting(CheckedContinuation<(Data, URLResponse), any Error>)
+    case waiting(CheckedContinuation<Value, Never>)
     case cancelled
     case finished
 
     /// Stores the caller's continuation; false when the request was cancelled before it started.
-    mutating func wait(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) -> Bool {
+    mutating func wait(_ continuation: CheckedContinuation<Value, Never>) -> Bool {
         guard case .idle = self else { return false }
         self = .waiting(continuation)
         return true
     }
 
-    /// Takes the continuation for the completion handler, at most once.
-    mutating func finish() -> CheckedContinuation<(Data, URLResponse), any Error>? {
+    /// Takes the continuation for the request's end, at most once.
+    mutating func finish() -> CheckedContinuation<Value, Never>? {
         defer { self = .finished }
         if case .waiting(let continuation) = self { return continuation }
         return nil
     }
 
     /// Takes the continuation for the cancellation, at most once; a later `wait` then fails.
-    mutating func cancel() -> CheckedContinuation<(Data, URLResponse), any Error>? {
+    mutating func cancel() -> CheckedContinuation<Value, Never>? {
         switch self {
         case .waiting(let continuation):
             self = .cancelled

@@ -1,0 +1,94 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The delegate of an ``HTTPClient``'s session: it receives every body chunk, enforcing the size
+/// limit while the body arrives, and keeps redirects safe.
+///
+/// It is the session's delegate, not each task's, because swift-corelibs-foundation never calls a
+/// per-task delegate.
+final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// How one request ended: its body and response, or why not.
+    enum Outcome {
+        case finished(Data, URLResponse?)
+        case tooLarge
+        case failed(any Error)
+    }
+
+    private struct Reception {
+        var body = Data()
+        var limit: Int
+        var tooLarge = false
+        var finish: @Sendable (Outcome) -> Void
+    }
+
+    let cookies: HTTPCookieJar
+    private let receptions = Locked<[Int: Reception]>([:])
+    private let received = Locked(0)
+
+    init(cookies: HTTPCookieJar) { self.cookies = cookies }
+
+    /// Body bytes delivered by URLSession so far, over all tasks (including the few that arrive
+    /// after a task past its limit was cancelled).
+    var bytesReceived: Int { received.withLock { $0 } }
+
+    /// Starts `task`, collecting at most `limit` body bytes; `finish` is called once, on the session's
+    /// delegate queue.
+    func start(_ task: URLSessionDataTask, limit: Int, finish: @escaping @Sendable (Outcome) -> Void) {
+        receptions.withLock { $0[task.taskIdentifier] = Reception(limit: limit, finish: finish) }
+        task.resume()
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        received.withLock { $0 += data.count }
+        let overLimit = receptions.withLock { receptions -> Bool in
+            guard var reception = receptions[dataTask.taskIdentifier], !reception.tooLarge else { return false }
+            // Subtraction, not addition: `count + data.count` could not trap here, but the limit may be `Int.max`.
+            if data.count > reception.limit - reception.body.count {
+                reception.tooLarge = true
+                reception.body = Data()
+                receptions[dataTask.taskIdentifier] = reception
+                return true
+            }
+            reception.body.append(data)
+            receptions[dataTask.taskIdentifier] = reception
+            return false
+        }
+        // Stop the transfer now: the rest of the body is never read from the socket.
+        if overLimit { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let reception = receptions.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if reception.tooLarge {
+            reception.finish(.tooLarge)
+        } else if let error {
+            reception.finish(.failed(error))
+        } else {
+            reception.finish(.finished(reception.body, task.response))
+        }
+    }
+
+    /// Keeps redirects safe and stateful: cookies set by the redirect response are stored, the next
+    /// request carries the jar's cookies for its own URL, and `Authorization` does not follow to
+    /// another host.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        var next = request
+        if let from = response.url {
+            cookies.store(setCookieHeaders: HTTPClient.headers(of: response).values(for: "Set-Cookie"), from: from)
+        }
+        if let url = next.url {
+            if !HTTPClient.redirectKeepsAuthorization(original: task.originalRequest?.url, from: response.url, to: url)
+            {
+                next.setValue(nil, forHTTPHeaderField: "Authorization")
+            }
+            next.setValue(cookies.cookieHeader(for: url), forHTTPHeaderField: "Cookie")
+        }
+        completionHandler(next)
+    }
+}

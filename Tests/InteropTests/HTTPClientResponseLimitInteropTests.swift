@@ -1,0 +1,40 @@
+import Foundation
+import PeerSupport
+import Testing
+import TidingsNet
+
+/// `HTTPClient.Configuration.maximumResponseSize` against aiohttp streaming a body far larger than the
+/// limit (Tests/Peers/http_peer.py `/large`): the client must stop receiving soon after the limit, not
+/// download the whole body and refuse it afterwards.
+@Suite(.timeLimit(.minutes(2))) struct HTTPClientResponseLimitInteropTests {
+    private static let limit = 1 << 20
+
+    @Test func aBodyPastTheLimitStopsTheDownloadNearTheLimit() async throws {
+        let peer = try await PythonPeer.start("http_peer.py")
+        defer { peer.stop() }
+        // The body never ends: only a client that stops receiving can get an answer before its timeout.
+        let client = HTTPClient(configuration: .init(timeout: .seconds(30), maximumResponseSize: Self.limit))
+        let url = URL(string: "http://127.0.0.1:\(peer.port)/large?chunk=16384&pace_ms=1")!
+        let error = await #expect(throws: HTTPError.self) { _ = try await client.send(HTTPRequest(url: url)) }
+        #expect(error?.kind == .transport)
+        #expect(error?.underlyingDescription?.contains("exceeds") == true)
+        let received = client.bodyBytesReceived
+        #expect(received > Self.limit)
+        // At most 16 KiB per millisecond arrive (a fast network, slower than loopback). swift-corelibs-
+        // foundation reads the socket on its own queue and hands chunks to the delegate on another, so
+        // what was already read when the delegate cancels still arrives: on a loaded machine that queue
+        // lags by up to seconds. The allowance covers 2 s of lag; a client that never stopped would
+        // count until its 30 s timeout.
+        #expect(received < Self.limit + 32 << 20, "received \(received) bytes")
+    }
+
+    @Test func aBodyAtTheLimitIsDelivered() async throws {
+        let peer = try await PythonPeer.start("http_peer.py")
+        defer { peer.stop() }
+        let client = HTTPClient(configuration: .init(maximumResponseSize: Self.limit))
+        let url = URL(string: "http://127.0.0.1:\(peer.port)/large?bytes=\(Self.limit)")!
+        let response = try await client.send(HTTPRequest(url: url))
+        #expect(response.body.count == Self.limit)
+        #expect(client.bodyBytesReceived == Self.limit)
+    }
+}

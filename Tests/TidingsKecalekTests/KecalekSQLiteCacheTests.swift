@@ -119,7 +119,7 @@ import TidingsSandbox
         let reopened = await online.messages(conversation: KecalekHarness.conversation)
         #expect(reopened.source.isIncremental)
         #expect(reopened.newMessageIDs == [new.messageID])
-        #expect(reopened.traffic.requests.first?.itemCount == 1)
+        #expect(reopened.traffic.requests.first?.itemCount == 2)
         #expect(await harness.takeLog().map(\.type) == ["get_messages", "get_deleted_since", "mark_read"])
         await online.close()
     }

@@ -61,7 +61,11 @@ extension KecalekClient {
         var since: KecalekTimestamp?
         if offset == 0 {
             do {
-                since = try cache.newestTimestamp(conversationID: conversationID)
+                // The point of the last complete sync, not the newest row: a row stored from a `new_message`
+                // notification must not make the sync skip deletions or messages before it.
+                let state = try cache.syncState(conversationID: conversationID)
+                largestPageSeen = max(largestPageSeen, state?.largestPage ?? 0)
+                since = try state?.point ?? cache.newestTimestamp(conversationID: conversationID)
             } catch {
                 log.error("cache read failed, fetching in full: \(error)")
             }
@@ -103,6 +107,7 @@ extension KecalekClient {
             }
             let raw = response.data["messages"]?.arrayValue ?? []
             let count = raw.count
+            largestPageSeen = max(largestPageSeen, count)
             // A server that ignores `offset` answers every request with the same full page: without this
             // check the loop would never end.
             let ids = raw.compactMap { $0["message_id"]?.identifierValue }
@@ -155,38 +160,17 @@ extension KecalekClient {
     {
         let startGeneration = currentGeneration
         var traffic = KecalekTraffic()
-        var fetched: [KecalekWireMessage] = []
-        var seen: Set<String> = []
-        var issues: [KecalekMessageIssue] = []
-        var totalCount: Int?
-        var after = since
-        for _ in 0..<max(1, configuration.maximumIncrementalPages) {
-            let (outcome, record) = await request(
-                "get_messages",
-                [
-                    "conversation_id": .string(conversationID), "limit": .int(Int64(limit)), "offset": 0,
-                    "after_ts": .string(after.text),
-                ], items: { $0.data["messages"]?.arrayValue?.count ?? 0 })
-            traffic.requests.append(record)
-            guard case .success(let response) = outcome else {
-                return cachePage(conversationID, limit: limit, error: record.failure ?? .server, traffic: traffic)
-            }
-            totalCount = response.data["total_count"]?.intValue ?? totalCount
-            let raw = response.data["messages"]?.arrayValue ?? []
-            let decoded = decodeWire(raw, conversationID: conversationID)
-            issues += decoded.issues
-            var newest = after
-            for message in decoded.messages where seen.insert(message.messageID).inserted {
-                fetched.append(message)
-                newest = max(newest, message.createdAt)
-            }
-            // A full page may mean more; a page that did not move the timestamp forward cannot help.
-            if raw.count < limit || newest <= after { break }
-            after = newest
+        let newer = await fetchNewer(conversationID, limit: limit, after: since, traffic: &traffic)
+        if let failure = newer.failure {
+            return cachePage(conversationID, limit: limit, error: failure, traffic: traffic)
         }
+        let fetched = newer.messages
+        var issues = newer.issues
+        let totalCount = newer.totalCount
 
         let (deleteOutcome, deleteRecord) = await request(
-            "get_deleted_since", ["conversation_id": .string(conversationID), "since": .string(since.text)],
+            "get_deleted_since",
+            ["conversation_id": .string(conversationID), "since": .string(since.oneTickEarlier.text)],
             items: { $0.data["message_ids"]?.arrayValue?.count ?? 0 })
         traffic.requests.append(deleteRecord)
         guard case .success(let deleteResponse) = deleteOutcome else {
@@ -210,6 +194,13 @@ extension KecalekClient {
                     newIDs.append(message.messageID)
                 }
                 removed = try writer.delete(conversationID: conversationID, messageIDs: deletedIDs.sorted())
+                // Only a listing proved complete moves the point: otherwise the next sync asks again from
+                // the same place, and deletions since then are asked for again too.
+                if newer.complete {
+                    let newest = fetched.map(\.createdAt).max().map { max($0, since) } ?? since
+                    try writer.setSyncState(
+                        KecalekSyncState(point: newest, largestPage: largestPageSeen), conversationID: conversationID)
+                }
             }
         } catch {
             return cachePage(
@@ -222,7 +213,12 @@ extension KecalekClient {
         if !removed.isEmpty { emit(.messagesDeleted(conversationID: conversationID, messageIDs: removed)) }
         for issue in issues { emit(.issue(issue)) }
         let marked = await markRead(live, conversationID: conversationID, traffic: &traffic)
-        if currentGeneration == startGeneration { syncedOnGeneration[conversationID] = startGeneration }
+        if newer.complete, currentGeneration == startGeneration {
+            syncedOnGeneration[conversationID] = startGeneration
+        }
+        if !newer.complete {
+            log.warning("\(conversationID): the server's pages did not prove the cache current; will ask again")
+        }
 
         var messages: [KecalekMessage] = []
         do {
@@ -233,7 +229,7 @@ extension KecalekClient {
         return KecalekMessagePage(
             conversationID: conversationID, messages: withReceipts(messages), source: .incremental,
             totalCount: totalCount, newMessageIDs: newIDs, deletedMessageIDs: removed, markedRead: marked,
-            issues: issues, traffic: traffic)
+            issues: issues, traffic: traffic, gapRemains: !newer.complete)
     }
 
     // MARK: Full fetch
@@ -253,6 +249,7 @@ extension KecalekClient {
                 conversationID: conversationID, messages: [], source: .unavailable(error), totalCount: nil,
                 newMessageIDs: [], deletedMessageIDs: [], markedRead: [], issues: [], traffic: traffic)
         }
+        largestPageSeen = max(largestPageSeen, response.data["messages"]?.arrayValue?.count ?? 0)
         let applied: StoredPage
         do {
             applied = try storePage(response.data, conversationID: conversationID, keep: true)
@@ -262,6 +259,14 @@ extension KecalekClient {
             return KecalekMessagePage(
                 conversationID: conversationID, messages: [], source: .unavailable(failure), totalCount: nil,
                 newMessageIDs: [], deletedMessageIDs: [], markedRead: [], issues: [], traffic: traffic)
+        }
+        if offset == 0, let newest = applied.wire.map(\.createdAt).max() {
+            do {
+                let state = KecalekSyncState(point: newest, largestPage: largestPageSeen)
+                try cache.write { try $0.setSyncState(state, conversationID: conversationID) }
+            } catch {
+                log.error("cache write failed: \(error)")
+            }
         }
         let marked = await markRead(applied.wire, conversationID: conversationID, traffic: &traffic)
         if offset == 0, currentGeneration == startGeneration { syncedOnGeneration[conversationID] = startGeneration }

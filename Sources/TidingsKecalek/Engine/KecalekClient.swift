@@ -109,6 +109,9 @@ public actor KecalekClient {
     var openConversations: [String] = []
     /// Conversations whose cache is current on connection `generation`: new messages may be stored directly.
     var syncedOnGeneration: [String: Int] = [:]
+    /// The largest page any `get_messages` answered so far: a shorter page cannot be the server's page-size
+    /// cap, so it ends a listing without another request.
+    var largestPageSeen = 0
     /// Page fetches running now, shared by callers asking for the same page.
     var sharedSyncs: [SharedSyncKey: Task<KecalekMessagePage, Never>] = [:]
     /// Syncs running per conversation.

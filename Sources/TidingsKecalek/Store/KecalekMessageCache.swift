@@ -17,6 +17,12 @@ public protocol KecalekMessageCache: Sendable {
     /// The newest `created_at` in the conversation, control messages included; nil when empty.
     func newestTimestamp(conversationID: String) throws -> KecalekTimestamp?
 
+    /// Where the last complete sync of the conversation left off; nil before the first one.
+    ///
+    /// Messages stored from notifications do not move it, so the next sync still asks for messages and
+    /// deletions since this point.
+    func syncState(conversationID: String) throws -> KecalekSyncState?
+
     /// How many rows the conversation has, control messages included.
     func messageCount(conversationID: String) throws -> Int
 
@@ -48,6 +54,24 @@ public protocol KecalekCacheWriter {
     func setPinned(_ pinned: Bool, conversationID: String, messageID: String) throws -> Bool
     /// Reads a message inside the transaction.
     func message(conversationID: String, messageID: String) throws -> KecalekMessage?
+    /// Records where a complete sync left off (see ``KecalekMessageCache/syncState(conversationID:)``).
+    func setSyncState(_ state: KecalekSyncState, conversationID: String) throws
+}
+
+/// Where a conversation's last complete sync left off.
+public struct KecalekSyncState: Sendable, Hashable {
+    /// The newest `created_at` the server had when the sync proved the cache current: the next sync asks
+    /// for messages and deletions from one tick before it.
+    public var point: KecalekTimestamp
+    /// The largest page `get_messages` ever answered for this conversation: a shorter page cannot be
+    /// the server's page-size cap, so it ends a listing without another request.
+    public var largestPage: Int
+
+    /// Creates a sync state.
+    public init(point: KecalekTimestamp, largestPage: Int) {
+        self.point = point
+        self.largestPage = largestPage
+    }
 }
 
 /// A summary row of ``KecalekMessageCache/conversations()``.
@@ -72,6 +96,7 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
     private let lock = NSLock()
     // Guarded by `lock`.
     private var conversationsByID: [String: [String: KecalekMessage]] = [:]
+    private var syncStates: [String: KecalekSyncState] = [:]
     private var failNextWrite = false
 
     /// Creates an empty cache.
@@ -83,13 +108,14 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
     /// Runs `body` in one transaction; see ``KecalekMessageCache/write(_:)``.
     public func write<T>(_ body: (any KecalekCacheWriter) throws -> T) throws -> T {
         try lock.withLock {
-            let writer = Writer(conversationsByID)
+            let writer = Writer(conversationsByID, syncStates: syncStates)
             let result = try body(writer)
             if failNextWrite {
                 failNextWrite = false
                 throw KecalekError(.cache, operation: "cache.write", detail: "injected failure")
             }
             conversationsByID = writer.state
+            syncStates = writer.syncStates
             return result
         }
     }
@@ -104,6 +130,11 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
     /// The newest `created_at`, control messages included.
     public func newestTimestamp(conversationID: String) throws -> KecalekTimestamp? {
         lock.withLock { conversationsByID[conversationID]?.values.map(\.createdAt).max() }
+    }
+
+    /// Where the last complete sync left off; see ``KecalekMessageCache/syncState(conversationID:)``.
+    public func syncState(conversationID: String) throws -> KecalekSyncState? {
+        lock.withLock { syncStates[conversationID] }
     }
 
     /// The number of cached rows of the conversation.
@@ -134,7 +165,15 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
 
     private final class Writer: KecalekCacheWriter {
         var state: [String: [String: KecalekMessage]]
-        init(_ state: [String: [String: KecalekMessage]]) { self.state = state }
+        var syncStates: [String: KecalekSyncState]
+        init(_ state: [String: [String: KecalekMessage]], syncStates: [String: KecalekSyncState]) {
+            self.state = state
+            self.syncStates = syncStates
+        }
+
+        func setSyncState(_ syncState: KecalekSyncState, conversationID: String) throws {
+            syncStates[conversationID] = syncState
+        }
 
         func upsert(_ message: KecalekMessage) throws -> Bool {
             var stored = message

@@ -26,7 +26,7 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
 
     /// The tables and migrations of the cache.
     public static let schema = DatabaseSchema(
-        tables: [.disposable(table)],
+        tables: [.disposable(table), .disposable("kecalek_sync_points")],
         migrations: [
             .init(version: 1, name: "kecalek messages") { db in
                 try db.executeScript(
@@ -44,7 +44,20 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
                     CREATE INDEX kecalek_messages_visible
                         ON kecalek_messages(conversation_id, is_control, created_us, message_id);
                     """)
-            }
+            },
+            // Where each conversation's last complete sync left off; disposable like the messages it
+            // describes (both go when a damaged file is replaced, and the next open fetches in full).
+            .init(version: 2, name: "kecalek sync points") { db in
+                try db.executeScript(
+                    """
+                    CREATE TABLE kecalek_sync_points(
+                        conversation_id TEXT PRIMARY KEY NOT NULL,
+                        point_us INTEGER NOT NULL,
+                        point_text TEXT NOT NULL,
+                        largest_page INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+            },
         ])
 
     /// Opens (creating with mode 0600 if needed) the cache at `path`, encrypted with `key`.
@@ -91,6 +104,18 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
                 "SELECT created_us, created_at FROM kecalek_messages WHERE conversation_id = ? ORDER BY created_us DESC LIMIT 1",
                 [conversationID]
             ) { row in try Self.timestamp(row, usIndex: 0, textIndex: 1) }
+        }
+    }
+
+    /// Where the last complete sync left off; see ``KecalekMessageCache/syncState(conversationID:)``.
+    public func syncState(conversationID: String) throws -> KecalekSyncState? {
+        try database.read { db in
+            try db.fetchOne(
+                "SELECT point_us, point_text, largest_page FROM kecalek_sync_points WHERE conversation_id = ?",
+                [conversationID]
+            ) { row in
+                KecalekSyncState(point: try Self.timestamp(row, usIndex: 0, textIndex: 1), largestPage: try row[2])
+            }
         }
     }
 
@@ -265,6 +290,14 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
             message.pinned = pinned
             _ = try upsert(message)
             return true
+        }
+
+        func setSyncState(_ state: KecalekSyncState, conversationID: String) throws {
+            try db.execute(
+                """
+                INSERT OR REPLACE INTO kecalek_sync_points(conversation_id, point_us, point_text, largest_page)
+                VALUES (?, ?, ?, ?)
+                """, [conversationID, state.point.microseconds, state.point.text, state.largestPage])
         }
 
         func message(conversationID: String, messageID: String) throws -> KecalekMessage? {

@@ -103,6 +103,13 @@ extension KecalekClient {
     }
 
     private func store(_ wires: [KecalekWireMessage], conversationID: String) {
+        // A message older than the sync point was there for the sync that set it: it is cached already, or
+        // it was deleted before that sync, possibly before its deletion check's `since`, and storing it now
+        // would bring it back for good.
+        // Without a sync point no sync has checked deletions yet: the next sync fetches the message.
+        guard let point = (try? cache.syncState(conversationID: conversationID))?.point else { return }
+        let wires = wires.filter { $0.createdAt >= point }
+        guard !wires.isEmpty else { return }
         let opened = decrypt(wires)
         var inserted: [String] = []
         do {

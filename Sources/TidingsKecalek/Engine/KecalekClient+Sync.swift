@@ -51,7 +51,8 @@ extension KecalekClient {
         syncsInFlight[conversationID, default: 1] -= 1
         if syncsInFlight[conversationID] == 0 {
             syncsInFlight[conversationID] = nil
-            deletedDuringSync[conversationID] = nil
+            let deleted = deletedDuringSync.removeValue(forKey: conversationID) ?? []
+            bufferedNewMessages[conversationID]?.removeAll { deleted.contains($0.messageID) }
             flushBufferedMessages(conversationID)
         }
         return result
@@ -179,6 +180,9 @@ extension KecalekClient {
             return cachePage(conversationID, limit: limit, error: deleteRecord.failure ?? .server, traffic: traffic)
         }
         let deletedIDs = Set((deleteResponse.data["message_ids"]?.arrayValue ?? []).compactMap(\.identifierValue))
+        // A `new_message` held back during this sync must not bring back what the server says is deleted.
+        bufferedNewMessages[conversationID]?.removeAll { deletedIDs.contains($0.messageID) }
+        deletedDuringSync[conversationID, default: []].formUnion(deletedIDs)
 
         // Deletions the server announced while the requests were answered count too: the readLoop may
         // have applied them between the responses and this point.
@@ -269,7 +273,10 @@ extension KecalekClient {
             }
         }
         let marked = await markRead(applied.wire, conversationID: conversationID, traffic: &traffic)
-        if offset == 0, currentGeneration == startGeneration { syncedOnGeneration[conversationID] = startGeneration }
+        // An empty conversation gives no sync point: not current, so announced messages wait for the next sync.
+        if offset == 0, currentGeneration == startGeneration, !applied.wire.isEmpty {
+            syncedOnGeneration[conversationID] = startGeneration
+        }
         let visible = applied.messages.filter { !$0.isControl }.sorted(by: KecalekMemoryCache.order)
         return KecalekMessagePage(
             conversationID: conversationID, messages: withReceipts(visible), source: .full,

@@ -240,7 +240,9 @@ public actor KecalekClient {
         var failure: (any Error)?
         do {
             for try await frame in channel.inbound {
-                guard generation == self.generation else { break }
+                // Frames still buffered when the client was closed are not applied: a closed client never
+                // writes the cache again (another client may own it by then).
+                guard generation == self.generation, !closed else { break }
                 await receive(frame)
             }
         } catch {

@@ -115,11 +115,25 @@ extension KecalekSandboxServer {
 
     func conversation(_ conversationID: String) -> Conversation? { conversations[conversationID] }
 
+    /// Marks messages read by `userID` as another of their devices would (no request involved), notifying
+    /// members like `mark_read`.
+    public func markReadElsewhere(conversation conversationID: String, messageIDs: [String], by userID: String) {
+        let before = redundantReadMarks.count
+        _ = markRead(conversationID, ids: messageIDs, by: userID)
+        redundantReadMarks.removeSubrange(before...)
+    }
+
     /// Adds `userID` to `read_by` of the given messages and notifies members; returns how many changed.
     func markRead(_ conversationID: String, ids: [String], by userID: String) -> Int {
         let readAt = stamp()
         var changed: [String] = []
         for id in ids {
+            if let index = index(of: id, in: conversationID),
+                let wire = conversations[conversationID]?.messages[index].wire,
+                wire.senderID == userID || wire.readBy.contains(where: { $0.userID == userID })
+            {
+                redundantReadMarks.append(id)
+            }
             guard let index = index(of: id, in: conversationID),
                 conversations[conversationID]?.messages[index].wire.readBy.contains(where: { $0.userID == userID })
                     == false

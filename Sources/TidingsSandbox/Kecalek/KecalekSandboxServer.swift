@@ -107,6 +107,8 @@ public actor KecalekSandboxServer {
     public private(set) var requestLog: [LoggedRequest] = []
     /// Bytes of every frame the server sent (responses and notifications).
     public private(set) var bytesSent = 0
+    /// IDs a `mark_read` carried that the reader sent or had already read: a client should never send them.
+    public internal(set) var redundantReadMarks: [String] = []
     /// Connections accepted so far.
     public private(set) var connectionsAccepted = 0
 

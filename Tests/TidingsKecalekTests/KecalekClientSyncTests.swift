@@ -200,6 +200,15 @@ import TidingsSandbox
         let (a, b) = await (first, second)
         #expect(a.messages.map(\.messageID) == b.messages.map(\.messageID))
         #expect(await harness.takeLog().map(\.type) == ["get_messages", "mark_read"])
+        // Different limits at offset 0 share one sync and one `mark_read` too (issue 9).
+        try await harness.server.post(conversation: KecalekHarness.conversation, from: "bob", text: "nová")
+        try await harness.server.post(conversation: KecalekHarness.conversation, from: "carol", text: "další")
+        async let wide = harness.client.messages(conversation: KecalekHarness.conversation, limit: 50)
+        async let narrow = harness.client.messages(conversation: KecalekHarness.conversation, limit: 3)
+        let (w, n) = await (wide, narrow)
+        #expect(n.messages.map(\.messageID) == Array(w.messages.suffix(3)).map(\.messageID))
+        #expect(n.messages.count == 3)
+        #expect(await harness.takeLog().filter { $0.type == "mark_read" }.count == 1)
         // A different page is its own fetch.
         async let newest = harness.client.messages(conversation: KecalekHarness.conversation, limit: 5)
         async let older = harness.client.messages(conversation: KecalekHarness.conversation, limit: 5, offset: 5)

@@ -29,13 +29,21 @@ extension KecalekClient {
         let offset = max(0, offset)
         if offset == 0, !openConversations.contains(conversationID) { openConversations.append(conversationID) }
         // Callers asking for the same page while it is being fetched share that fetch: one set of
-        // requests, one `mark_read`.
-        let key = SharedSyncKey(conversationID: conversationID, limit: limit, offset: offset)
-        if let running = sharedSyncs[key] { return await running.value }
+        // requests, one `mark_read`. At offset 0 the limit only decides how much of the cache the answer
+        // shows, so a running sync with at least this limit serves every caller; a smaller one is waited
+        // for, and the sync after it finds nothing new to mark read.
+        let key = SharedSyncKey(conversationID: conversationID, limit: offset == 0 ? 0 : limit, offset: offset)
+        while let running = sharedSyncs[key] {
+            if running.limit >= limit {
+                let page = await running.task.value
+                return offset == 0 ? page.showing(limit) : page
+            }
+            _ = await running.task.value
+        }
         let task = Task { await self.trackedSync(conversationID, limit: limit, offset: offset) }
-        sharedSyncs[key] = task
+        sharedSyncs[key] = SharedSync(limit: limit, task: task)
         let page = await task.value
-        sharedSyncs[key] = nil
+        if sharedSyncs[key]?.limit == limit { sharedSyncs[key] = nil }
         return page
     }
 
@@ -343,6 +351,21 @@ struct SharedSyncKey: Hashable {
     let conversationID: String
     let limit: Int
     let offset: Int
+}
+
+/// A running page fetch and the limit it was asked with.
+struct SharedSync {
+    let limit: Int
+    let task: Task<KecalekMessagePage, Never>
+}
+
+extension KecalekMessagePage {
+    /// The same answer showing only the newest `limit` messages (a caller that shared a larger fetch).
+    func showing(_ limit: Int) -> KecalekMessagePage {
+        var copy = self
+        copy.messages = Array(messages.suffix(limit))
+        return copy
+    }
 }
 
 /// The outcome of ``KecalekClient/fetchAll(conversation:pageSize:)``.

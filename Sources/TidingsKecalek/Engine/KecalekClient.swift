@@ -113,7 +113,7 @@ public actor KecalekClient {
     /// cap, so it ends a listing without another request.
     var largestPageSeen = 0
     /// Page fetches running now, shared by callers asking for the same page.
-    var sharedSyncs: [SharedSyncKey: Task<KecalekMessagePage, Never>] = [:]
+    var sharedSyncs: [SharedSyncKey: SharedSync] = [:]
     /// Syncs running per conversation.
     var syncsInFlight: [String: Int] = [:]
     /// `new_message` notifications that arrived while a sync of their conversation ran.

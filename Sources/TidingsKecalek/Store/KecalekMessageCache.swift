@@ -23,6 +23,10 @@ public protocol KecalekMessageCache: Sendable {
     /// deletions since this point.
     func syncState(conversationID: String) throws -> KecalekSyncState?
 
+    /// Message IDs whose `mark_read` the server has not accepted yet, oldest first: the client sends them
+    /// again with the next `mark_read` of the conversation. Durable: they survive a relaunch.
+    func pendingReads(conversationID: String) throws -> [String]
+
     /// How many rows the conversation has, control messages included.
     func messageCount(conversationID: String) throws -> Int
 
@@ -56,6 +60,11 @@ public protocol KecalekCacheWriter {
     func message(conversationID: String, messageID: String) throws -> KecalekMessage?
     /// Records where a complete sync left off (see ``KecalekMessageCache/syncState(conversationID:)``).
     func setSyncState(_ state: KecalekSyncState, conversationID: String) throws
+    /// Adds message IDs to the conversation's pending `mark_read` set (see
+    /// ``KecalekMessageCache/pendingReads(conversationID:)``); IDs already there stay once.
+    func addPendingReads(_ messageIDs: [String], conversationID: String) throws
+    /// Removes message IDs from the pending `mark_read` set (the server accepted them, or they are gone).
+    func removePendingReads(_ messageIDs: [String], conversationID: String) throws
 }
 
 /// Where a conversation's last complete sync left off.
@@ -97,6 +106,7 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
     // Guarded by `lock`.
     private var conversationsByID: [String: [String: KecalekMessage]] = [:]
     private var syncStates: [String: KecalekSyncState] = [:]
+    private var pending: [String: [String]] = [:]
     private var failNextWrite = false
 
     /// Creates an empty cache.
@@ -108,7 +118,7 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
     /// Runs `body` in one transaction; see ``KecalekMessageCache/write(_:)``.
     public func write<T>(_ body: (any KecalekCacheWriter) throws -> T) throws -> T {
         try lock.withLock {
-            let writer = Writer(conversationsByID, syncStates: syncStates)
+            let writer = Writer(conversationsByID, syncStates: syncStates, pending: pending)
             let result = try body(writer)
             if failNextWrite {
                 failNextWrite = false
@@ -116,6 +126,7 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
             }
             conversationsByID = writer.state
             syncStates = writer.syncStates
+            pending = writer.pending
             return result
         }
     }
@@ -135,6 +146,11 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
     /// Where the last complete sync left off; see ``KecalekMessageCache/syncState(conversationID:)``.
     public func syncState(conversationID: String) throws -> KecalekSyncState? {
         lock.withLock { syncStates[conversationID] }
+    }
+
+    /// The pending `mark_read` IDs; see ``KecalekMessageCache/pendingReads(conversationID:)``.
+    public func pendingReads(conversationID: String) throws -> [String] {
+        lock.withLock { pending[conversationID] ?? [] }
     }
 
     /// The number of cached rows of the conversation.
@@ -166,9 +182,25 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
     private final class Writer: KecalekCacheWriter {
         var state: [String: [String: KecalekMessage]]
         var syncStates: [String: KecalekSyncState]
-        init(_ state: [String: [String: KecalekMessage]], syncStates: [String: KecalekSyncState]) {
+        var pending: [String: [String]]
+        init(
+            _ state: [String: [String: KecalekMessage]], syncStates: [String: KecalekSyncState],
+            pending: [String: [String]]
+        ) {
             self.state = state
             self.syncStates = syncStates
+            self.pending = pending
+        }
+
+        func addPendingReads(_ messageIDs: [String], conversationID: String) throws {
+            for id in messageIDs where pending[conversationID]?.contains(id) != true {
+                pending[conversationID, default: []].append(id)
+            }
+        }
+
+        func removePendingReads(_ messageIDs: [String], conversationID: String) throws {
+            let gone = Set(messageIDs)
+            pending[conversationID]?.removeAll { gone.contains($0) }
         }
 
         func setSyncState(_ syncState: KecalekSyncState, conversationID: String) throws {

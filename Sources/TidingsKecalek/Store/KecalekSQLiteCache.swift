@@ -26,7 +26,7 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
 
     /// The tables and migrations of the cache.
     public static let schema = DatabaseSchema(
-        tables: [.disposable(table), .disposable("kecalek_sync_points")],
+        tables: [.disposable(table), .disposable("kecalek_sync_points"), .durable("kecalek_pending_reads")],
         migrations: [
             .init(version: 1, name: "kecalek messages") { db in
                 try db.executeScript(
@@ -55,6 +55,19 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
                         point_us INTEGER NOT NULL,
                         point_text TEXT NOT NULL,
                         largest_page INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+            },
+            // `mark_read`s the server has not accepted yet: durable, since losing one leaves a message
+            // unread on every device for good.
+            .init(version: 3, name: "kecalek pending reads") { db in
+                try db.executeScript(
+                    """
+                    CREATE TABLE kecalek_pending_reads(
+                        conversation_id TEXT NOT NULL,
+                        message_id TEXT NOT NULL,
+                        added INTEGER NOT NULL,
+                        PRIMARY KEY (conversation_id, message_id)
                     ) WITHOUT ROWID;
                     """)
             },
@@ -116,6 +129,16 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
             ) { row in
                 KecalekSyncState(point: try Self.timestamp(row, usIndex: 0, textIndex: 1), largestPage: try row[2])
             }
+        }
+    }
+
+    /// The pending `mark_read` IDs; see ``KecalekMessageCache/pendingReads(conversationID:)``.
+    public func pendingReads(conversationID: String) throws -> [String] {
+        try database.read { db in
+            try db.fetchAll(
+                String.self,
+                "SELECT message_id FROM kecalek_pending_reads WHERE conversation_id = ? ORDER BY added, message_id",
+                [conversationID])
         }
     }
 
@@ -298,6 +321,27 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
                 INSERT OR REPLACE INTO kecalek_sync_points(conversation_id, point_us, point_text, largest_page)
                 VALUES (?, ?, ?, ?)
                 """, [conversationID, state.point.microseconds, state.point.text, state.largestPage])
+        }
+
+        func addPendingReads(_ messageIDs: [String], conversationID: String) throws {
+            let next =
+                try db.fetchOne(
+                    Int64.self,
+                    "SELECT coalesce(max(added), 0) + 1 FROM kecalek_pending_reads WHERE conversation_id = ?",
+                    [conversationID]) ?? 1
+            for id in messageIDs {
+                try db.execute(
+                    "INSERT OR IGNORE INTO kecalek_pending_reads(conversation_id, message_id, added) VALUES (?, ?, ?)",
+                    [conversationID, id, next])
+            }
+        }
+
+        func removePendingReads(_ messageIDs: [String], conversationID: String) throws {
+            for id in messageIDs {
+                try db.execute(
+                    "DELETE FROM kecalek_pending_reads WHERE conversation_id = ? AND message_id = ?",
+                    [conversationID, id])
+            }
         }
 
         func message(conversationID: String, messageID: String) throws -> KecalekMessage? {

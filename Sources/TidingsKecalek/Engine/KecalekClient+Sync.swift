@@ -59,6 +59,7 @@ extension KecalekClient {
         syncsInFlight[conversationID, default: 1] -= 1
         if syncsInFlight[conversationID] == 0 {
             syncsInFlight[conversationID] = nil
+            changedDuringSync[conversationID] = nil
             let deleted = deletedDuringSync.removeValue(forKey: conversationID) ?? []
             bufferedNewMessages[conversationID]?.removeAll { deleted.contains($0.messageID) }
             flushBufferedMessages(conversationID)
@@ -202,7 +203,7 @@ extension KecalekClient {
         var removed: [String] = []
         do {
             try cache.write { writer in
-                for message in opened.messages where try writer.upsert(message) {
+                for message in opened.messages where try writer.upsert(withChangesDuringSync(message)) {
                     newIDs.append(message.messageID)
                 }
                 removed = try writer.delete(conversationID: conversationID, messageIDs: deletedIDs.sorted())
@@ -312,7 +313,7 @@ extension KecalekClient {
                 }
                 // Deleted by a notification that overtook this page: storing it would resurrect it.
                 if announced.contains(wire.messageID) { continue }
-                let message: KecalekMessage
+                var message: KecalekMessage
                 do {
                     message = try open(wire)
                 } catch {
@@ -321,6 +322,7 @@ extension KecalekClient {
                             messageID: wire.messageID, conversationID: conversationID, error: asKecalek(error)))
                     continue
                 }
+                message = withChangesDuringSync(message)
                 if try writer.upsert(message) { page.newIDs.append(message.messageID) }
                 if !wire.readBy.isEmpty || wire.senderID != configuration.userID { receipts.append(stripped(wire)) }
                 if keep {

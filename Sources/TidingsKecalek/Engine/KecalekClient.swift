@@ -120,6 +120,9 @@ public actor KecalekClient {
     var bufferedNewMessages: [String: [KecalekWireMessage]] = [:]
     /// IDs a `message_deleted` notification removed while a sync of their conversation ran: a page
     /// fetched before the deletion may still carry them, and writing it must not bring them back.
+    /// Reaction and pin notifications applied while a sync of the conversation ran, by message: the sync's
+    /// write replays them over what it fetched, since they are newer than its pages.
+    var changedDuringSync: [String: [String: [KecalekNotification]]] = [:]
     var deletedDuringSync: [String: Set<String>] = [:]
     /// Read receipts seen since launch; never cached.
     var readReceipts: [String: [String: [KecalekReadReceipt]]] = [:]

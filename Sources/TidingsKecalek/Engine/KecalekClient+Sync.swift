@@ -69,6 +69,7 @@ extension KecalekClient {
 
     private func sync(_ conversationID: String, limit: Int, offset: Int) async -> KecalekMessagePage {
         var since: KecalekTimestamp?
+        if offset == 0 { repairDamagedRows(conversationID, limit: limit) }
         if offset == 0 {
             do {
                 // The point of the last complete sync, not the newest row: a row stored from a `new_message`
@@ -161,6 +162,36 @@ extension KecalekClient {
                     deletedMessageIDs: page.deletedMessageIDs))
         }
         return pages
+    }
+
+    /// Removes cached rows that cannot be read back and moves the sync point to the oldest of them, so
+    /// this sync fetches them again: one damaged row costs that message, never the conversation.
+    ///
+    /// Looked for only when the page this call will show cannot be read, so an intact cache costs one
+    /// read of that page.
+    private func repairDamagedRows(_ conversationID: String, limit: Int) {
+        do {
+            _ = try cache.newestMessages(conversationID: conversationID, limit: limit)
+            return
+        } catch {
+            log.warning("cache rows of a conversation do not read back: \(error)")
+        }
+        do {
+            let damaged = try cache.damagedRows(conversationID: conversationID)
+            guard let oldest = damaged.map(\.createdAt).min() else { return }
+            let state = try cache.syncState(conversationID: conversationID)
+            try cache.write { writer in
+                _ = try writer.delete(conversationID: conversationID, messageIDs: damaged.map(\.messageID))
+                if let state, oldest < state.point {
+                    try writer.setSyncState(
+                        KecalekSyncState(point: oldest, largestPage: state.largestPage), conversationID: conversationID)
+                }
+            }
+            syncedOnGeneration[conversationID] = nil
+            log.warning("removed \(damaged.count) damaged cache rows; fetching them again")
+        } catch {
+            log.error("could not repair the cache: \(error)")
+        }
     }
 
     // MARK: Incremental

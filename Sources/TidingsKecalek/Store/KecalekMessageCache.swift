@@ -27,6 +27,11 @@ public protocol KecalekMessageCache: Sendable {
     /// again with the next `mark_read` of the conversation. Durable: they survive a relaunch.
     func pendingReads(conversationID: String) throws -> [String]
 
+    /// The rows of a conversation that cannot be read back (a damaged or tampered value), with the
+    /// `created_at` each was stored with, oldest first: the client removes them and fetches them again
+    /// instead of losing the whole conversation to one row.
+    func damagedRows(conversationID: String) throws -> [KecalekDamagedRow]
+
     /// How many rows the conversation has, control messages included.
     func messageCount(conversationID: String) throws -> Int
 
@@ -65,6 +70,20 @@ public protocol KecalekCacheWriter {
     func addPendingReads(_ messageIDs: [String], conversationID: String) throws
     /// Removes message IDs from the pending `mark_read` set (the server accepted them, or they are gone).
     func removePendingReads(_ messageIDs: [String], conversationID: String) throws
+}
+
+/// A cached row that cannot be read back.
+public struct KecalekDamagedRow: Sendable, Hashable {
+    /// The message.
+    public var messageID: String
+    /// When the server created it, as stored next to the damaged value.
+    public var createdAt: KecalekTimestamp
+
+    /// Creates a damaged-row record.
+    public init(messageID: String, createdAt: KecalekTimestamp) {
+        self.messageID = messageID
+        self.createdAt = createdAt
+    }
 }
 
 /// Where a conversation's last complete sync left off.
@@ -152,6 +171,9 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
     public func pendingReads(conversationID: String) throws -> [String] {
         lock.withLock { pending[conversationID] ?? [] }
     }
+
+    /// Always empty: rows in memory cannot be damaged.
+    public func damagedRows(conversationID: String) throws -> [KecalekDamagedRow] { [] }
 
     /// The number of cached rows of the conversation.
     public func messageCount(conversationID: String) throws -> Int {

@@ -132,6 +132,26 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
         }
     }
 
+    /// Rows whose sealed body does not open; see ``KecalekMessageCache/damagedRows(conversationID:)``.
+    public func damagedRows(conversationID: String) throws -> [KecalekDamagedRow] {
+        try database.read { db in
+            var damaged: [KecalekDamagedRow] = []
+            try db.forEachRow(
+                """
+                SELECT message_id, created_us, created_at, body FROM kecalek_messages
+                WHERE conversation_id = ? ORDER BY created_us, message_id
+                """, [conversationID]
+            ) { row in
+                if (try? Self.decode(row, conversationID: conversationID, cipher: cipher)) == nil {
+                    damaged.append(
+                        KecalekDamagedRow(
+                            messageID: try row[0], createdAt: try Self.timestamp(row, usIndex: 1, textIndex: 2)))
+                }
+            }
+            return damaged
+        }
+    }
+
     /// The pending `mark_read` IDs; see ``KecalekMessageCache/pendingReads(conversationID:)``.
     public func pendingReads(conversationID: String) throws -> [String] {
         try database.read { db in

@@ -256,7 +256,11 @@ extension KecalekClient {
         if !newIDs.isEmpty { emit(.messagesStored(conversationID: conversationID, messageIDs: newIDs)) }
         if !removed.isEmpty { emit(.messagesDeleted(conversationID: conversationID, messageIDs: removed)) }
         for issue in issues { emit(.issue(issue)) }
-        let marked = await markRead(live, conversationID: conversationID, traffic: &traffic)
+        // As in a full fetch: a message that did not decrypt is neither stored nor marked read (the user has
+        // not seen it).
+        let readable = Set(opened.messages.map(\.messageID))
+        let marked = await markRead(
+            live.filter { readable.contains($0.messageID) }, conversationID: conversationID, traffic: &traffic)
         if newer.complete, currentGeneration == startGeneration {
             syncedOnGeneration[conversationID] = startGeneration
         }
@@ -304,7 +308,7 @@ extension KecalekClient {
                 conversationID: conversationID, messages: [], source: .unavailable(failure), totalCount: nil,
                 newMessageIDs: [], deletedMessageIDs: [], markedRead: [], issues: [], traffic: traffic)
         }
-        if offset == 0, let newest = applied.wire.map(\.createdAt).max() {
+        if offset == 0, let newest = applied.newest {
             do {
                 let state = KecalekSyncState(point: newest, largestPage: largestPageSeen)
                 try cache.write { try $0.setSyncState(state, conversationID: conversationID) }
@@ -314,7 +318,7 @@ extension KecalekClient {
         }
         let marked = await markRead(applied.wire, conversationID: conversationID, traffic: &traffic)
         // An empty conversation gives no sync point: not current, so announced messages wait for the next sync.
-        if offset == 0, currentGeneration == startGeneration, !applied.wire.isEmpty {
+        if offset == 0, currentGeneration == startGeneration, applied.newest != nil {
             syncedOnGeneration[conversationID] = startGeneration
         }
         let visible = applied.messages.filter { !$0.isControl }.sorted(by: KecalekMemoryCache.order)
@@ -329,6 +333,9 @@ extension KecalekClient {
         var wire: [KecalekWireMessage] = []
         var newIDs: [String] = []
         var issues: [KecalekMessageIssue] = []
+        /// The newest `created_at` of the page, undecryptable messages included (as an incremental sync
+        /// counts them), so the sync point does not fetch them again and again.
+        var newest: KecalekTimestamp?
     }
 
     /// Decodes, decrypts and upserts a page's messages one by one inside one transaction, so that no
@@ -342,6 +349,7 @@ extension KecalekClient {
                 guard let wire = decodeWire(element, conversationID: conversationID, issues: &page.issues) else {
                     continue
                 }
+                page.newest = max(page.newest ?? wire.createdAt, wire.createdAt)
                 // Deleted by a notification that overtook this page: storing it would resurrect it.
                 if announced.contains(wire.messageID) { continue }
                 var message: KecalekMessage

@@ -27,7 +27,7 @@ extension KecalekClient {
     {
         let limit = max(1, limit)
         let offset = max(0, offset)
-        if offset == 0, !openConversations.contains(conversationID) { openConversations.append(conversationID) }
+        if offset == 0 { noteOpened(conversationID) }
         // Callers asking for the same page while it is being fetched share that fetch: one set of
         // requests, one `mark_read`. At offset 0 the limit only decides how much of the cache the answer
         // shows, so a running sync with at least this limit serves every caller; a smaller one is waited
@@ -45,6 +45,20 @@ extension KecalekClient {
         let page = await task.value
         if sharedSyncs[key]?.limit == limit { sharedSyncs[key] = nil }
         return page
+    }
+
+    /// Stops refreshing a conversation on reconnect (the app closed its screen); opening it again resumes.
+    public func closeConversation(_ conversationID: String) {
+        openConversations.removeAll { $0 == conversationID }
+    }
+
+    /// Moves `conversationID` to the most recently opened end, keeping at most
+    /// ``Configuration/maximumOpenConversations``.
+    private func noteOpened(_ conversationID: String) {
+        openConversations.removeAll { $0 == conversationID }
+        openConversations.append(conversationID)
+        let excess = openConversations.count - max(1, configuration.maximumOpenConversations)
+        if excess > 0 { openConversations.removeFirst(excess) }
     }
 
     private func trackedSync(_ conversationID: String, limit: Int, offset: Int) async -> KecalekMessagePage {

@@ -41,13 +41,19 @@ public actor KecalekClient {
         public var maximumReconnectDelay: Duration
         /// The most `get_messages` pages one incremental sync asks for before answering.
         public var maximumIncrementalPages: Int
+        /// How many conversations (the most recently opened) a reconnect refreshes; older ones are
+        /// refreshed when opened again, not on every reconnect forever.
+        public var maximumOpenConversations: Int
 
-        /// Creates a configuration with the defaults (10 s timeout, 10 s reconnect wait, 1–30 s backoff).
+        /// Creates a configuration with the defaults (10 s timeout, 10 s reconnect wait, 1–30 s backoff, 20
+        /// pages, 16 open conversations).
         public init(
             userID: String, requestTimeout: Duration = .seconds(10), reconnectWait: Duration = .seconds(10),
             reconnects: Bool = true, initialReconnectDelay: Duration = .seconds(1),
-            maximumReconnectDelay: Duration = .seconds(30), maximumIncrementalPages: Int = 20
+            maximumReconnectDelay: Duration = .seconds(30), maximumIncrementalPages: Int = 20,
+            maximumOpenConversations: Int = 16
         ) {
+            self.maximumOpenConversations = maximumOpenConversations
             self.userID = userID
             self.requestTimeout = requestTimeout
             self.reconnectWait = reconnectWait

@@ -16,7 +16,7 @@ import TidingsSandbox
         let second = try await ToolRun.run(["kecalek", "sync", "--store", store, "--conversation", "general"])
         #expect(second.status == 0)
         #expect(second.standardOutput.contains("general: incremental (after_ts) — 20 shown, 0 new"))
-        #expect(second.standardOutput.contains("get_messages since=2026-02-15T22:00:00.120000 → 0 items"))
+        #expect(second.standardOutput.contains("get_messages since=2026-02-15T22:00:00.119999 → 1 items"))
         #expect(second.standardOutput.contains("  general: 20 messages (+0)"))
         let before = try KecalekCLI.listing(beside: store)
         let show = try await ToolRun.run([

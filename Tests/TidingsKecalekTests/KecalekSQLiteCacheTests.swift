@@ -119,7 +119,7 @@ import TidingsSandbox
         let reopened = await online.messages(conversation: KecalekHarness.conversation)
         #expect(reopened.source.isIncremental)
         #expect(reopened.newMessageIDs == [new.messageID])
-        #expect(reopened.traffic.requests.first?.itemCount == 1)
+        #expect(reopened.traffic.requests.first?.itemCount == 2)
         #expect(await harness.takeLog().map(\.type) == ["get_messages", "get_deleted_since", "mark_read"])
         await online.close()
     }
@@ -148,7 +148,14 @@ import TidingsSandbox
                             senderID: "sender-Mallory", createdAt: KecalekTimestamp(microseconds: Int64(index) * 1_000),
                             payload: payload.encoded()))
                 }
+                // The sync point and the pending mark_read set are keyed by tags and sealed too.
+                try writer.setSyncState(
+                    KecalekSyncState(point: KecalekTimestamp(microseconds: 39_000), largestPage: 40),
+                    conversationID: "conv-Zq9Secret")
+                try writer.addPendingReads(["msg-Xy7Secret-7"], conversationID: "conv-Zq9Secret")
             }
+            #expect(try cache.pendingReads(conversationID: "conv-Zq9Secret") == ["msg-Xy7Secret-7"])
+            #expect(try cache.syncState(conversationID: "conv-Zq9Secret")?.largestPage == 40)
             let raw = try fileBytes(path)
             for secret in secrets { #expect(raw.range(of: Data(secret.utf8)) == nil, "\(secret) is in the file") }
             cache.database.close()

@@ -20,6 +20,34 @@ import Testing
         #expect(plain.text == "2026-02-15T22:15:45")
     }
 
+    @Test func datesThatDoNotExistAreRejected() {
+        for text in ["2026-02-31T00:00:00", "2026-02-29T12:00:00", "2026-04-31T00:00:00", "1900-02-29T00:00:00"] {
+            #expect(KecalekTimestamp(text) == nil, "\(text)")
+        }
+        for text in ["2028-02-29T00:00:00", "2000-02-29T00:00:00", "2026-12-31T23:59:59"] {
+            #expect(KecalekTimestamp(text) != nil, "\(text)")
+        }
+    }
+
+    @Test func oneTickEarlierIsOneUnitOfTheServersResolutionInItsShape() throws {
+        let cases: [(String, String)] = [
+            ("2026-02-15T22:15:45", "2026-02-15T22:15:44"),
+            ("2026-02-15T22:15:45Z", "2026-02-15T22:15:44Z"),
+            ("2026-02-15T22:15:45.123", "2026-02-15T22:15:45.122000"),
+            ("2026-02-15T22:15:45.120000", "2026-02-15T22:15:45.119999"),
+            ("2026-02-15T23:15:45.000+01:00", "2026-02-15T22:15:44.999000Z"),
+            ("2026-03-01T00:00:00", "2026-02-28T23:59:59"),
+        ]
+        for (text, expected) in cases {
+            let stamp = try #require(KecalekTimestamp(text))
+            #expect(stamp.oneTickEarlier.text == expected, "\(text)")
+            #expect(stamp.oneTickEarlier < stamp)
+            #expect(KecalekTimestamp(stamp.oneTickEarlier.text) == stamp.oneTickEarlier)
+        }
+        // At the bottom of the range it saturates instead of trapping.
+        #expect(KecalekTimestamp(microseconds: .min).oneTickEarlier.microseconds == .min)
+    }
+
     @Test func malformedTimestampsAreRejected() {
         for text in [
             "", "2026-02-15", "2026-13-01T00:00:00", "2026-02-15T22:15", "2026-02-15T22:15:45.", "x2026-02-15T22:15:45",

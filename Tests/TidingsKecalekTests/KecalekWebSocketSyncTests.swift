@@ -67,7 +67,7 @@ import TidingsSandbox
             })
         let log = await harness.takeLog()
         #expect(log.map(\.type) == ["get_messages", "get_deleted_since", "mark_read"])
-        #expect(log.first?.since == "2026-02-15T22:00:00.020000")
+        #expect(log.first?.since == "2026-02-15T22:00:00.019999")
         await harness.client.close()
     }
 

@@ -22,6 +22,7 @@ extension KecalekClient {
             emit(.messagesRead(conversationID: conversationID, userID: userID, messageIDs: messageIDs))
 
         case .messageReacted(let conversationID, let messageID, let change):
+            rememberDuringSync(notification, conversationID: conversationID, messageID: messageID)
             do {
                 let reactions: [KecalekReaction]? = try cache.write { writer in
                     guard let message = try writer.message(conversationID: conversationID, messageID: messageID) else {
@@ -44,6 +45,7 @@ extension KecalekClient {
             }
 
         case .messagePinned(let conversationID, let messageID, let pinned):
+            rememberDuringSync(notification, conversationID: conversationID, messageID: messageID)
             do {
                 let found = try cache.write { writer in
                     try writer.setPinned(pinned, conversationID: conversationID, messageID: messageID)
@@ -76,6 +78,29 @@ extension KecalekClient {
         }
     }
 
+    private func rememberDuringSync(_ notification: KecalekNotification, conversationID: String, messageID: String) {
+        guard (syncsInFlight[conversationID] ?? 0) > 0 else { return }
+        changedDuringSync[conversationID, default: [:]][messageID, default: []].append(notification)
+    }
+
+    /// `message` with the reaction and pin notifications that arrived during the running sync applied,
+    /// in their order.
+    func withChangesDuringSync(_ message: KecalekMessage) -> KecalekMessage {
+        guard let changes = changedDuringSync[message.conversationID]?[message.messageID] else { return message }
+        var patched = message
+        for change in changes {
+            switch change {
+            case .messageReacted(_, _, .replace(let list)): patched.reactions = list
+            case .messageReacted(_, _, .add(let reaction)):
+                if !patched.reactions.contains(reaction) { patched.reactions.append(reaction) }
+            case .messageReacted(_, _, .remove(let reaction)): patched.reactions.removeAll { $0 == reaction }
+            case .messagePinned(_, _, let pinned): patched.pinned = pinned
+            default: break
+            }
+        }
+        return patched
+    }
+
     private func applyNewMessage(_ wire: KecalekWireMessage) async {
         let conversationID = wire.conversationID
         guard openConversations.contains(conversationID) else {
@@ -103,6 +128,13 @@ extension KecalekClient {
     }
 
     private func store(_ wires: [KecalekWireMessage], conversationID: String) {
+        // A message older than the sync point was there for the sync that set it: it is cached already, or
+        // it was deleted before that sync, possibly before its deletion check's `since`, and storing it now
+        // would bring it back for good.
+        // Without a sync point no sync has checked deletions yet: the next sync fetches the message.
+        guard let point = (try? cache.syncState(conversationID: conversationID))?.point else { return }
+        let wires = wires.filter { $0.createdAt >= point }
+        guard !wires.isEmpty else { return }
         let opened = decrypt(wires)
         var inserted: [String] = []
         do {

@@ -76,12 +76,40 @@ extension KecalekClient {
         return KecalekError(.decryption, detail: "\(type(of: error))")
     }
 
-    /// Sends `mark_read` for the messages others sent that the user has not read; nothing when none.
+    /// Sends `mark_read` for the messages others sent that the user has not read, together with the ones
+    /// whose earlier `mark_read` the server did not accept; nothing when none.
+    ///
+    /// The IDs go to the cache's durable pending set before the request and leave it when the server
+    /// accepts them, so a failed or interrupted `mark_read` is sent again by a later sync, even after a
+    /// relaunch. Pending IDs that are no longer cached, or that the user is known to have read since, are
+    /// dropped instead of being sent.
     func markRead(_ wire: [KecalekWireMessage], conversationID: String, traffic: inout KecalekTraffic) async
         -> [String]
     {
         let me = configuration.userID
-        let unread = KecalekClient.unreadMessageIDs(wire, me: me)
+        let fresh = KecalekClient.unreadMessageIDs(wire, me: me)
+        let fetched = Dictionary(wire.map { ($0.messageID, $0) }, uniquingKeysWith: { _, last in last })
+        var unread = fresh
+        var dropped: [String] = []
+        do {
+            for id in try cache.pendingReads(conversationID: conversationID) where !unread.contains(id) {
+                let readSince =
+                    fetched[id].map { $0.readBy.contains { $0.userID == me } }
+                    ?? (readReceipts[conversationID]?[id]?.contains { $0.userID == me } ?? false)
+                let cached = try cache.message(conversationID: conversationID, messageID: id)
+                if readSince || cached == nil {
+                    dropped.append(id)
+                } else {
+                    unread.append(id)
+                }
+            }
+            try cache.write { writer in
+                try writer.removePendingReads(dropped, conversationID: conversationID)
+                try writer.addPendingReads(fresh, conversationID: conversationID)
+            }
+        } catch {
+            log.error("pending mark_read set unavailable: \(error)")
+        }
         guard !unread.isEmpty else { return [] }
         let (outcome, record) = await request(
             "mark_read",
@@ -89,8 +117,13 @@ extension KecalekClient {
             items: { _ in unread.count })
         traffic.requests.append(record)
         guard case .success = outcome else {
-            log.warning("mark_read failed: \(record.failure.map { "\($0)" } ?? "?")")
+            log.warning("mark_read failed, will retry: \(record.failure.map { "\($0)" } ?? "?")")
             return []
+        }
+        do {
+            try cache.write { try $0.removePendingReads(unread, conversationID: conversationID) }
+        } catch {
+            log.error("could not clear pending mark_read: \(error)")
         }
         for id in unread {
             var receipts = readReceipts[conversationID]?[id] ?? []

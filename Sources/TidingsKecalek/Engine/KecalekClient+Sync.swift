@@ -27,16 +27,38 @@ extension KecalekClient {
     {
         let limit = max(1, limit)
         let offset = max(0, offset)
-        if offset == 0, !openConversations.contains(conversationID) { openConversations.append(conversationID) }
+        if offset == 0 { noteOpened(conversationID) }
         // Callers asking for the same page while it is being fetched share that fetch: one set of
-        // requests, one `mark_read`.
-        let key = SharedSyncKey(conversationID: conversationID, limit: limit, offset: offset)
-        if let running = sharedSyncs[key] { return await running.value }
+        // requests, one `mark_read`. At offset 0 the limit only decides how much of the cache the answer
+        // shows, so a running sync with at least this limit serves every caller; a smaller one is waited
+        // for, and the sync after it finds nothing new to mark read.
+        let key = SharedSyncKey(conversationID: conversationID, limit: offset == 0 ? 0 : limit, offset: offset)
+        while let running = sharedSyncs[key] {
+            if running.limit >= limit {
+                let page = await running.task.value
+                return offset == 0 ? page.showing(limit) : page
+            }
+            _ = await running.task.value
+        }
         let task = Task { await self.trackedSync(conversationID, limit: limit, offset: offset) }
-        sharedSyncs[key] = task
+        sharedSyncs[key] = SharedSync(limit: limit, task: task)
         let page = await task.value
-        sharedSyncs[key] = nil
+        if sharedSyncs[key]?.limit == limit { sharedSyncs[key] = nil }
         return page
+    }
+
+    /// Stops refreshing a conversation on reconnect (the app closed its screen); opening it again resumes.
+    public func closeConversation(_ conversationID: String) {
+        openConversations.removeAll { $0 == conversationID }
+    }
+
+    /// Moves `conversationID` to the most recently opened end, keeping at most
+    /// ``Configuration/maximumOpenConversations``.
+    private func noteOpened(_ conversationID: String) {
+        openConversations.removeAll { $0 == conversationID }
+        openConversations.append(conversationID)
+        let excess = openConversations.count - max(1, configuration.maximumOpenConversations)
+        if excess > 0 { openConversations.removeFirst(excess) }
     }
 
     private func trackedSync(_ conversationID: String, limit: Int, offset: Int) async -> KecalekMessagePage {
@@ -51,7 +73,9 @@ extension KecalekClient {
         syncsInFlight[conversationID, default: 1] -= 1
         if syncsInFlight[conversationID] == 0 {
             syncsInFlight[conversationID] = nil
-            deletedDuringSync[conversationID] = nil
+            changedDuringSync[conversationID] = nil
+            let deleted = deletedDuringSync.removeValue(forKey: conversationID) ?? []
+            bufferedNewMessages[conversationID]?.removeAll { deleted.contains($0.messageID) }
             flushBufferedMessages(conversationID)
         }
         return result
@@ -59,9 +83,14 @@ extension KecalekClient {
 
     private func sync(_ conversationID: String, limit: Int, offset: Int) async -> KecalekMessagePage {
         var since: KecalekTimestamp?
+        if offset == 0 { repairDamagedRows(conversationID, limit: limit) }
         if offset == 0 {
             do {
-                since = try cache.newestTimestamp(conversationID: conversationID)
+                // The point of the last complete sync, not the newest row: a row stored from a `new_message`
+                // notification must not make the sync skip deletions or messages before it.
+                let state = try cache.syncState(conversationID: conversationID)
+                largestPageSeen = max(largestPageSeen, state?.largestPage ?? 0)
+                since = try state?.point ?? cache.newestTimestamp(conversationID: conversationID)
             } catch {
                 log.error("cache read failed, fetching in full: \(error)")
             }
@@ -103,6 +132,7 @@ extension KecalekClient {
             }
             let raw = response.data["messages"]?.arrayValue ?? []
             let count = raw.count
+            largestPageSeen = max(largestPageSeen, count)
             // A server that ignores `offset` answers every request with the same full page: without this
             // check the loop would never end.
             let ids = raw.compactMap { $0["message_id"]?.identifierValue }
@@ -148,6 +178,36 @@ extension KecalekClient {
         return pages
     }
 
+    /// Removes cached rows that cannot be read back and moves the sync point to the oldest of them, so
+    /// this sync fetches them again: one damaged row costs that message, never the conversation.
+    ///
+    /// Looked for only when the page this call will show cannot be read, so an intact cache costs one
+    /// read of that page.
+    private func repairDamagedRows(_ conversationID: String, limit: Int) {
+        do {
+            _ = try cache.newestMessages(conversationID: conversationID, limit: limit)
+            return
+        } catch {
+            log.warning("cache rows of a conversation do not read back: \(error)")
+        }
+        do {
+            let damaged = try cache.damagedRows(conversationID: conversationID)
+            guard let oldest = damaged.map(\.createdAt).min() else { return }
+            let state = try cache.syncState(conversationID: conversationID)
+            try cache.write { writer in
+                try writer.deleteDamagedRows(damaged, conversationID: conversationID)
+                if let state, oldest < state.point {
+                    try writer.setSyncState(
+                        KecalekSyncState(point: oldest, largestPage: state.largestPage), conversationID: conversationID)
+                }
+            }
+            syncedOnGeneration[conversationID] = nil
+            log.warning("removed \(damaged.count) damaged cache rows; fetching them again")
+        } catch {
+            log.error("could not repair the cache: \(error)")
+        }
+    }
+
     // MARK: Incremental
 
     private func incrementalSync(_ conversationID: String, limit: Int, since: KecalekTimestamp) async
@@ -155,38 +215,17 @@ extension KecalekClient {
     {
         let startGeneration = currentGeneration
         var traffic = KecalekTraffic()
-        var fetched: [KecalekWireMessage] = []
-        var seen: Set<String> = []
-        var issues: [KecalekMessageIssue] = []
-        var totalCount: Int?
-        var after = since
-        for _ in 0..<max(1, configuration.maximumIncrementalPages) {
-            let (outcome, record) = await request(
-                "get_messages",
-                [
-                    "conversation_id": .string(conversationID), "limit": .int(Int64(limit)), "offset": 0,
-                    "after_ts": .string(after.text),
-                ], items: { $0.data["messages"]?.arrayValue?.count ?? 0 })
-            traffic.requests.append(record)
-            guard case .success(let response) = outcome else {
-                return cachePage(conversationID, limit: limit, error: record.failure ?? .server, traffic: traffic)
-            }
-            totalCount = response.data["total_count"]?.intValue ?? totalCount
-            let raw = response.data["messages"]?.arrayValue ?? []
-            let decoded = decodeWire(raw, conversationID: conversationID)
-            issues += decoded.issues
-            var newest = after
-            for message in decoded.messages where seen.insert(message.messageID).inserted {
-                fetched.append(message)
-                newest = max(newest, message.createdAt)
-            }
-            // A full page may mean more; a page that did not move the timestamp forward cannot help.
-            if raw.count < limit || newest <= after { break }
-            after = newest
+        let newer = await fetchNewer(conversationID, limit: limit, after: since, traffic: &traffic)
+        if let failure = newer.failure {
+            return cachePage(conversationID, limit: limit, error: failure, traffic: traffic)
         }
+        let fetched = newer.messages
+        var issues = newer.issues
+        let totalCount = newer.totalCount
 
         let (deleteOutcome, deleteRecord) = await request(
-            "get_deleted_since", ["conversation_id": .string(conversationID), "since": .string(since.text)],
+            "get_deleted_since",
+            ["conversation_id": .string(conversationID), "since": .string(since.oneTickEarlier.text)],
             items: { $0.data["message_ids"]?.arrayValue?.count ?? 0 })
         traffic.requests.append(deleteRecord)
         guard case .success(let deleteResponse) = deleteOutcome else {
@@ -195,6 +234,9 @@ extension KecalekClient {
             return cachePage(conversationID, limit: limit, error: deleteRecord.failure ?? .server, traffic: traffic)
         }
         let deletedIDs = Set((deleteResponse.data["message_ids"]?.arrayValue ?? []).compactMap(\.identifierValue))
+        // A `new_message` held back during this sync must not bring back what the server says is deleted.
+        bufferedNewMessages[conversationID]?.removeAll { deletedIDs.contains($0.messageID) }
+        deletedDuringSync[conversationID, default: []].formUnion(deletedIDs)
 
         // Deletions the server announced while the requests were answered count too: the readLoop may
         // have applied them between the responses and this point.
@@ -206,10 +248,17 @@ extension KecalekClient {
         var removed: [String] = []
         do {
             try cache.write { writer in
-                for message in opened.messages where try writer.upsert(message) {
+                for message in opened.messages where try writer.upsert(withChangesDuringSync(message)) {
                     newIDs.append(message.messageID)
                 }
                 removed = try writer.delete(conversationID: conversationID, messageIDs: deletedIDs.sorted())
+                // Only a listing proved complete moves the point: otherwise the next sync asks again from
+                // the same place, and deletions since then are asked for again too.
+                if newer.complete {
+                    let newest = fetched.map(\.createdAt).max().map { max($0, since) } ?? since
+                    try writer.setSyncState(
+                        KecalekSyncState(point: newest, largestPage: largestPageSeen), conversationID: conversationID)
+                }
             }
         } catch {
             return cachePage(
@@ -221,8 +270,17 @@ extension KecalekClient {
         if !newIDs.isEmpty { emit(.messagesStored(conversationID: conversationID, messageIDs: newIDs)) }
         if !removed.isEmpty { emit(.messagesDeleted(conversationID: conversationID, messageIDs: removed)) }
         for issue in issues { emit(.issue(issue)) }
-        let marked = await markRead(live, conversationID: conversationID, traffic: &traffic)
-        if currentGeneration == startGeneration { syncedOnGeneration[conversationID] = startGeneration }
+        // As in a full fetch: a message that did not decrypt is neither stored nor marked read (the user has
+        // not seen it).
+        let readable = Set(opened.messages.map(\.messageID))
+        let marked = await markRead(
+            live.filter { readable.contains($0.messageID) }, conversationID: conversationID, traffic: &traffic)
+        if newer.complete, currentGeneration == startGeneration {
+            syncedOnGeneration[conversationID] = startGeneration
+        }
+        if !newer.complete {
+            log.warning("\(conversationID): the server's pages did not prove the cache current; will ask again")
+        }
 
         var messages: [KecalekMessage] = []
         do {
@@ -233,7 +291,7 @@ extension KecalekClient {
         return KecalekMessagePage(
             conversationID: conversationID, messages: withReceipts(messages), source: .incremental,
             totalCount: totalCount, newMessageIDs: newIDs, deletedMessageIDs: removed, markedRead: marked,
-            issues: issues, traffic: traffic)
+            issues: issues, traffic: traffic, gapRemains: !newer.complete)
     }
 
     // MARK: Full fetch
@@ -253,6 +311,7 @@ extension KecalekClient {
                 conversationID: conversationID, messages: [], source: .unavailable(error), totalCount: nil,
                 newMessageIDs: [], deletedMessageIDs: [], markedRead: [], issues: [], traffic: traffic)
         }
+        largestPageSeen = max(largestPageSeen, response.data["messages"]?.arrayValue?.count ?? 0)
         let applied: StoredPage
         do {
             applied = try storePage(response.data, conversationID: conversationID, keep: true)
@@ -263,8 +322,19 @@ extension KecalekClient {
                 conversationID: conversationID, messages: [], source: .unavailable(failure), totalCount: nil,
                 newMessageIDs: [], deletedMessageIDs: [], markedRead: [], issues: [], traffic: traffic)
         }
+        if offset == 0, let newest = applied.newest {
+            do {
+                let state = KecalekSyncState(point: newest, largestPage: largestPageSeen)
+                try cache.write { try $0.setSyncState(state, conversationID: conversationID) }
+            } catch {
+                log.error("cache write failed: \(error)")
+            }
+        }
         let marked = await markRead(applied.wire, conversationID: conversationID, traffic: &traffic)
-        if offset == 0, currentGeneration == startGeneration { syncedOnGeneration[conversationID] = startGeneration }
+        // An empty conversation gives no sync point: not current, so announced messages wait for the next sync.
+        if offset == 0, currentGeneration == startGeneration, applied.newest != nil {
+            syncedOnGeneration[conversationID] = startGeneration
+        }
         let visible = applied.messages.filter { !$0.isControl }.sorted(by: KecalekMemoryCache.order)
         return KecalekMessagePage(
             conversationID: conversationID, messages: withReceipts(visible), source: .full,
@@ -277,6 +347,9 @@ extension KecalekClient {
         var wire: [KecalekWireMessage] = []
         var newIDs: [String] = []
         var issues: [KecalekMessageIssue] = []
+        /// The newest `created_at` of the page, undecryptable messages included (as an incremental sync
+        /// counts them), so the sync point does not fetch them again and again.
+        var newest: KecalekTimestamp?
     }
 
     /// Decodes, decrypts and upserts a page's messages one by one inside one transaction, so that no
@@ -290,9 +363,10 @@ extension KecalekClient {
                 guard let wire = decodeWire(element, conversationID: conversationID, issues: &page.issues) else {
                     continue
                 }
+                page.newest = max(page.newest ?? wire.createdAt, wire.createdAt)
                 // Deleted by a notification that overtook this page: storing it would resurrect it.
                 if announced.contains(wire.messageID) { continue }
-                let message: KecalekMessage
+                var message: KecalekMessage
                 do {
                     message = try open(wire)
                 } catch {
@@ -301,6 +375,7 @@ extension KecalekClient {
                             messageID: wire.messageID, conversationID: conversationID, error: asKecalek(error)))
                     continue
                 }
+                message = withChangesDuringSync(message)
                 if try writer.upsert(message) { page.newIDs.append(message.messageID) }
                 if !wire.readBy.isEmpty || wire.senderID != configuration.userID { receipts.append(stripped(wire)) }
                 if keep {
@@ -331,6 +406,21 @@ struct SharedSyncKey: Hashable {
     let conversationID: String
     let limit: Int
     let offset: Int
+}
+
+/// A running page fetch and the limit it was asked with.
+struct SharedSync {
+    let limit: Int
+    let task: Task<KecalekMessagePage, Never>
+}
+
+extension KecalekMessagePage {
+    /// The same answer showing only the newest `limit` messages (a caller that shared a larger fetch).
+    func showing(_ limit: Int) -> KecalekMessagePage {
+        var copy = self
+        copy.messages = Array(messages.suffix(limit))
+        return copy
+    }
 }
 
 /// The outcome of ``KecalekClient/fetchAll(conversation:pageSize:)``.

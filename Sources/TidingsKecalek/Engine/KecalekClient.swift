@@ -41,13 +41,19 @@ public actor KecalekClient {
         public var maximumReconnectDelay: Duration
         /// The most `get_messages` pages one incremental sync asks for before answering.
         public var maximumIncrementalPages: Int
+        /// How many conversations (the most recently opened) a reconnect refreshes; older ones are
+        /// refreshed when opened again, not on every reconnect forever.
+        public var maximumOpenConversations: Int
 
-        /// Creates a configuration with the defaults (10 s timeout, 10 s reconnect wait, 1–30 s backoff).
+        /// Creates a configuration with the defaults (10 s timeout, 10 s reconnect wait, 1–30 s backoff, 20
+        /// pages, 16 open conversations).
         public init(
             userID: String, requestTimeout: Duration = .seconds(10), reconnectWait: Duration = .seconds(10),
             reconnects: Bool = true, initialReconnectDelay: Duration = .seconds(1),
-            maximumReconnectDelay: Duration = .seconds(30), maximumIncrementalPages: Int = 20
+            maximumReconnectDelay: Duration = .seconds(30), maximumIncrementalPages: Int = 20,
+            maximumOpenConversations: Int = 16
         ) {
+            self.maximumOpenConversations = maximumOpenConversations
             self.userID = userID
             self.requestTimeout = requestTimeout
             self.reconnectWait = reconnectWait
@@ -110,14 +116,20 @@ public actor KecalekClient {
     var openConversations: [String] = []
     /// Conversations whose cache is current on connection `generation`: new messages may be stored directly.
     var syncedOnGeneration: [String: Int] = [:]
+    /// The largest page any `get_messages` answered so far: a shorter page cannot be the server's page-size
+    /// cap, so it ends a listing without another request.
+    var largestPageSeen = 0
     /// Page fetches running now, shared by callers asking for the same page.
-    var sharedSyncs: [SharedSyncKey: Task<KecalekMessagePage, Never>] = [:]
+    var sharedSyncs: [SharedSyncKey: SharedSync] = [:]
     /// Syncs running per conversation.
     var syncsInFlight: [String: Int] = [:]
     /// `new_message` notifications that arrived while a sync of their conversation ran.
     var bufferedNewMessages: [String: [KecalekWireMessage]] = [:]
     /// IDs a `message_deleted` notification removed while a sync of their conversation ran: a page
     /// fetched before the deletion may still carry them, and writing it must not bring them back.
+    /// Reaction and pin notifications applied while a sync of the conversation ran, by message: the sync's
+    /// write replays them over what it fetched, since they are newer than its pages.
+    var changedDuringSync: [String: [String: [KecalekNotification]]] = [:]
     var deletedDuringSync: [String: Set<String>] = [:]
     /// Read receipts seen since launch; never cached.
     var readReceipts: [String: [String: [KecalekReadReceipt]]] = [:]
@@ -238,7 +250,9 @@ public actor KecalekClient {
         var failure: (any Error)?
         do {
             for try await frame in channel.inbound {
-                guard generation == self.generation else { break }
+                // Frames still buffered when the client was closed are not applied: a closed client never
+                // writes the cache again (another client may own it by then).
+                guard generation == self.generation, !closed else { break }
                 await receive(frame)
             }
         } catch {

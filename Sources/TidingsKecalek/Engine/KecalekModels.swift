@@ -144,6 +144,10 @@ public struct KecalekMessagePage: Sendable {
     public var issues: [KecalekMessageIssue]
     /// What crossed the wire for this call.
     public var traffic: KecalekTraffic
+    /// True when the server's answers could not prove that every message newer than the cache was
+    /// fetched (it ignores `offset` and pages newest first, or the page limit ran out): the conversation is
+    /// not marked current and the next sync asks again from the same point.
+    public var gapRemains = false
 }
 
 /// A change the client made to the store or learned from the server, for apps to render.

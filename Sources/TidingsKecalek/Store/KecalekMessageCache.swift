@@ -17,6 +17,21 @@ public protocol KecalekMessageCache: Sendable {
     /// The newest `created_at` in the conversation, control messages included; nil when empty.
     func newestTimestamp(conversationID: String) throws -> KecalekTimestamp?
 
+    /// Where the last complete sync of the conversation left off; nil before the first one.
+    ///
+    /// Messages stored from notifications do not move it, so the next sync still asks for messages and
+    /// deletions since this point.
+    func syncState(conversationID: String) throws -> KecalekSyncState?
+
+    /// Message IDs whose `mark_read` the server has not accepted yet, oldest first: the client sends them
+    /// again with the next `mark_read` of the conversation. Durable: they survive a relaunch.
+    func pendingReads(conversationID: String) throws -> [String]
+
+    /// The rows of a conversation that cannot be read back (a damaged or tampered value), with the
+    /// `created_at` each was stored with, oldest first: the client removes them and fetches them again
+    /// instead of losing the whole conversation to one row.
+    func damagedRows(conversationID: String) throws -> [KecalekDamagedRow]
+
     /// How many rows the conversation has, control messages included.
     func messageCount(conversationID: String) throws -> Int
 
@@ -48,6 +63,51 @@ public protocol KecalekCacheWriter {
     func setPinned(_ pinned: Bool, conversationID: String, messageID: String) throws -> Bool
     /// Reads a message inside the transaction.
     func message(conversationID: String, messageID: String) throws -> KecalekMessage?
+    /// Records where a complete sync left off (see ``KecalekMessageCache/syncState(conversationID:)``).
+    func setSyncState(_ state: KecalekSyncState, conversationID: String) throws
+    /// Adds message IDs to the conversation's pending `mark_read` set (see
+    /// ``KecalekMessageCache/pendingReads(conversationID:)``); IDs already there stay once.
+    func addPendingReads(_ messageIDs: [String], conversationID: String) throws
+    /// Removes message IDs from the pending `mark_read` set (the server accepted them, or they are gone).
+    func removePendingReads(_ messageIDs: [String], conversationID: String) throws
+    /// Removes rows that ``KecalekMessageCache/damagedRows(conversationID:)`` reported.
+    func deleteDamagedRows(_ rows: [KecalekDamagedRow], conversationID: String) throws
+}
+
+/// A cached row that cannot be read back.
+///
+/// The message's ID may be unknowable (a cache that keeps IDs only inside the sealed value cannot read it
+/// from a damaged row), so the row is named by the cache's own ``storageKey``.
+public struct KecalekDamagedRow: Sendable, Hashable {
+    /// The message, when the cache can tell it without opening the value; nil otherwise.
+    public var messageID: String?
+    /// When the server created it, as stored next to the damaged value.
+    public var createdAt: KecalekTimestamp
+    /// What the cache finds the row by (opaque to the client).
+    public var storageKey: [UInt8]
+
+    /// Creates a damaged-row record.
+    public init(messageID: String?, createdAt: KecalekTimestamp, storageKey: [UInt8]) {
+        self.messageID = messageID
+        self.createdAt = createdAt
+        self.storageKey = storageKey
+    }
+}
+
+/// Where a conversation's last complete sync left off.
+public struct KecalekSyncState: Sendable, Hashable {
+    /// The newest `created_at` the server had when the sync proved the cache current: the next sync asks
+    /// for messages and deletions from one tick before it.
+    public var point: KecalekTimestamp
+    /// The largest page `get_messages` ever answered for this conversation: a shorter page cannot be
+    /// the server's page-size cap, so it ends a listing without another request.
+    public var largestPage: Int
+
+    /// Creates a sync state.
+    public init(point: KecalekTimestamp, largestPage: Int) {
+        self.point = point
+        self.largestPage = largestPage
+    }
 }
 
 /// A summary row of ``KecalekMessageCache/conversations()``.
@@ -72,6 +132,8 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
     private let lock = NSLock()
     // Guarded by `lock`.
     private var conversationsByID: [String: [String: KecalekMessage]] = [:]
+    private var syncStates: [String: KecalekSyncState] = [:]
+    private var pending: [String: [String]] = [:]
     private var failNextWrite = false
 
     /// Creates an empty cache.
@@ -83,13 +145,15 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
     /// Runs `body` in one transaction; see ``KecalekMessageCache/write(_:)``.
     public func write<T>(_ body: (any KecalekCacheWriter) throws -> T) throws -> T {
         try lock.withLock {
-            let writer = Writer(conversationsByID)
+            let writer = Writer(conversationsByID, syncStates: syncStates, pending: pending)
             let result = try body(writer)
             if failNextWrite {
                 failNextWrite = false
                 throw KecalekError(.cache, operation: "cache.write", detail: "injected failure")
             }
             conversationsByID = writer.state
+            syncStates = writer.syncStates
+            pending = writer.pending
             return result
         }
     }
@@ -105,6 +169,19 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
     public func newestTimestamp(conversationID: String) throws -> KecalekTimestamp? {
         lock.withLock { conversationsByID[conversationID]?.values.map(\.createdAt).max() }
     }
+
+    /// Where the last complete sync left off; see ``KecalekMessageCache/syncState(conversationID:)``.
+    public func syncState(conversationID: String) throws -> KecalekSyncState? {
+        lock.withLock { syncStates[conversationID] }
+    }
+
+    /// The pending `mark_read` IDs; see ``KecalekMessageCache/pendingReads(conversationID:)``.
+    public func pendingReads(conversationID: String) throws -> [String] {
+        lock.withLock { pending[conversationID] ?? [] }
+    }
+
+    /// Always empty: rows in memory cannot be damaged.
+    public func damagedRows(conversationID: String) throws -> [KecalekDamagedRow] { [] }
 
     /// The number of cached rows of the conversation.
     public func messageCount(conversationID: String) throws -> Int {
@@ -134,7 +211,34 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
 
     private final class Writer: KecalekCacheWriter {
         var state: [String: [String: KecalekMessage]]
-        init(_ state: [String: [String: KecalekMessage]]) { self.state = state }
+        var syncStates: [String: KecalekSyncState]
+        var pending: [String: [String]]
+        init(
+            _ state: [String: [String: KecalekMessage]], syncStates: [String: KecalekSyncState],
+            pending: [String: [String]]
+        ) {
+            self.state = state
+            self.syncStates = syncStates
+            self.pending = pending
+        }
+
+        func addPendingReads(_ messageIDs: [String], conversationID: String) throws {
+            for id in messageIDs where pending[conversationID]?.contains(id) != true {
+                pending[conversationID, default: []].append(id)
+            }
+        }
+
+        func removePendingReads(_ messageIDs: [String], conversationID: String) throws {
+            let gone = Set(messageIDs)
+            pending[conversationID]?.removeAll { gone.contains($0) }
+        }
+
+        func setSyncState(_ syncState: KecalekSyncState, conversationID: String) throws {
+            syncStates[conversationID] = syncState
+        }
+
+        /// Nothing to do: rows in memory are never damaged.
+        func deleteDamagedRows(_ rows: [KecalekDamagedRow], conversationID: String) throws {}
 
         func upsert(_ message: KecalekMessage) throws -> Bool {
             var stored = message

@@ -32,7 +32,7 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
     /// clear: the server has the data, and the next sync refills it. `secure_delete` zeroes the old rows' pages,
     /// so the plaintext IDs of version 1 do not linger in the file's free pages.
     public static let schema = DatabaseSchema(
-        tables: [.disposable(table)],
+        tables: [.disposable(table), .disposable("kecalek_sync_points"), .durable("kecalek_pending_reads")],
         migrations: [
             .init(version: 1, name: "kecalek messages") { db in
                 try db.executeScript(
@@ -61,6 +61,32 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
                         PRIMARY KEY (conversation_tag, message_tag)
                     ) WITHOUT ROWID;
                     CREATE INDEX kecalek_messages_newest ON kecalek_messages(conversation_tag, created_us);
+                    """)
+            },
+            // Where each conversation's last complete sync left off; disposable like the messages it
+            // describes (both go when a damaged file is replaced, and the next open fetches in full). Keyed by
+            // the conversation's tag; the point and page size are sealed.
+            .init(version: 3, name: "kecalek sync points") { db in
+                try db.executeScript(
+                    """
+                    CREATE TABLE kecalek_sync_points(
+                        conversation_tag BLOB PRIMARY KEY NOT NULL,
+                        body BLOB NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+            },
+            // `mark_read`s the server has not accepted yet: durable, since losing one leaves a message
+            // unread on every device for good. Keyed by tags; the message ID is sealed.
+            .init(version: 4, name: "kecalek pending reads") { db in
+                try db.executeScript(
+                    """
+                    CREATE TABLE kecalek_pending_reads(
+                        conversation_tag BLOB NOT NULL,
+                        message_tag BLOB NOT NULL,
+                        added INTEGER NOT NULL,
+                        body BLOB NOT NULL,
+                        PRIMARY KEY (conversation_tag, message_tag)
+                    ) WITHOUT ROWID;
                     """)
             },
         ])
@@ -145,6 +171,60 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
                 ORDER BY created_us DESC LIMIT 1
                 """, [tags.conversation(conversationID)]
             ) { row in try open(row, tagIndex: 0, bodyIndex: 1, conversationID: conversationID).message.createdAt }
+        }
+    }
+
+    /// Where the last complete sync left off; see ``KecalekMessageCache/syncState(conversationID:)``.
+    public func syncState(conversationID: String) throws -> KecalekSyncState? {
+        try database.read { db in
+            let tag = tags.conversation(conversationID)
+            return try db.fetchOne(
+                "SELECT body FROM kecalek_sync_points WHERE conversation_tag = ?", [tag]
+            ) { row in
+                let sealed: SealedValue = try row[0]
+                return try KecalekSealedSyncState.decode(
+                    cipher.open(sealed, table: "kecalek_sync_points", column: "body", rowID: tag))
+            }
+        }
+    }
+
+    /// Rows whose sealed body does not open; see ``KecalekMessageCache/damagedRows(conversationID:)``. Their
+    /// message IDs are sealed with them, so each is named by its message tag and dated by its clear instant.
+    public func damagedRows(conversationID: String) throws -> [KecalekDamagedRow] {
+        try database.read { db in
+            var damaged: [KecalekDamagedRow] = []
+            try db.forEachRow(
+                """
+                SELECT message_tag, body, created_us FROM kecalek_messages
+                WHERE conversation_tag = ? ORDER BY created_us, message_tag
+                """, [tags.conversation(conversationID)]
+            ) { row in
+                if (try? open(row, tagIndex: 0, bodyIndex: 1, conversationID: conversationID)) == nil {
+                    damaged.append(
+                        KecalekDamagedRow(
+                            messageID: nil, createdAt: KecalekTimestamp(microseconds: try row[2]),
+                            storageKey: try row[0]))
+                }
+            }
+            return damaged
+        }
+    }
+
+    /// The pending `mark_read` IDs; see ``KecalekMessageCache/pendingReads(conversationID:)``.
+    public func pendingReads(conversationID: String) throws -> [String] {
+        try database.read { db in
+            try db.fetchAll(
+                """
+                SELECT message_tag, body FROM kecalek_pending_reads WHERE conversation_tag = ?
+                ORDER BY added, message_tag
+                """, [tags.conversation(conversationID)]
+            ) { row in
+                let tag: [UInt8] = try row[0]
+                let sealed: SealedValue = try row[1]
+                return String(
+                    decoding: try cipher.open(sealed, table: "kecalek_pending_reads", column: "body", rowID: tag),
+                    as: UTF8.self)
+            }
         }
     }
 
@@ -259,6 +339,51 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
             message.pinned = pinned
             _ = try upsert(message)
             return true
+        }
+
+        func setSyncState(_ state: KecalekSyncState, conversationID: String) throws {
+            let tag = tags.conversation(conversationID)
+            let sealed = try cipher.seal(
+                KecalekSealedSyncState.encode(state), table: "kecalek_sync_points", column: "body", rowID: tag)
+            try db.execute(
+                "INSERT OR REPLACE INTO kecalek_sync_points(conversation_tag, body) VALUES (?, ?)", [tag, sealed])
+        }
+
+        func addPendingReads(_ messageIDs: [String], conversationID: String) throws {
+            let conversationTag = tags.conversation(conversationID)
+            let next =
+                try db.fetchOne(
+                    Int64.self,
+                    "SELECT coalesce(max(added), 0) + 1 FROM kecalek_pending_reads WHERE conversation_tag = ?",
+                    [conversationTag]) ?? 1
+            for id in messageIDs {
+                let messageTag = tags.message(conversationID: conversationID, messageID: id)
+                let sealed = try cipher.seal(
+                    Array(id.utf8), table: "kecalek_pending_reads", column: "body", rowID: messageTag)
+                try db.execute(
+                    """
+                    INSERT OR IGNORE INTO kecalek_pending_reads(conversation_tag, message_tag, added, body)
+                    VALUES (?, ?, ?, ?)
+                    """, [conversationTag, messageTag, next, sealed])
+            }
+        }
+
+        func removePendingReads(_ messageIDs: [String], conversationID: String) throws {
+            let conversationTag = tags.conversation(conversationID)
+            for id in messageIDs {
+                try db.execute(
+                    "DELETE FROM kecalek_pending_reads WHERE conversation_tag = ? AND message_tag = ?",
+                    [conversationTag, tags.message(conversationID: conversationID, messageID: id)])
+            }
+        }
+
+        func deleteDamagedRows(_ rows: [KecalekDamagedRow], conversationID: String) throws {
+            let conversationTag = tags.conversation(conversationID)
+            for row in rows {
+                try db.execute(
+                    "DELETE FROM kecalek_messages WHERE conversation_tag = ? AND message_tag = ?",
+                    [conversationTag, row.storageKey])
+            }
         }
 
         func message(conversationID: String, messageID: String) throws -> KecalekMessage? {

@@ -73,7 +73,7 @@ enum KecalekSealedBody {
             isControl: isControl)
     }
 
-    private struct Reader {
+    fileprivate struct Reader {
         let buffer: [UInt8]
         var index = 0
 
@@ -107,5 +107,34 @@ enum KecalekSealedBody {
         static func malformed(_ detail: String) -> KecalekError {
             KecalekError(.cache, operation: "cache.read", detail: "malformed row body (\(detail))")
         }
+    }
+}
+
+/// The plaintext of a sync point's sealed `body`: the point in microseconds (`Int64`) and as the server's
+/// text, then the largest page (`UInt32`), big-endian with the text length-prefixed like ``KecalekSealedBody``.
+enum KecalekSealedSyncState {
+    static func encode(_ state: KecalekSyncState) -> [UInt8] {
+        var bytes: [UInt8] = []
+        withUnsafeBytes(of: state.point.microseconds.bigEndian) { bytes.append(contentsOf: $0) }
+        let text = Array(state.point.text.utf8)
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: text.count).bigEndian) { bytes.append(contentsOf: $0) }
+        bytes += text
+        let page = UInt32(clamping: max(0, state.largestPage))
+        withUnsafeBytes(of: page.bigEndian) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    /// - Throws: ``KecalekError/cache`` for a truncated body or one with trailing bytes.
+    static func decode(_ body: [UInt8]) throws -> KecalekSyncState {
+        var reader = KecalekSealedBody.Reader(buffer: body)
+        let micros = try reader.int64()
+        let text = try reader.string()
+        let page = try reader.uint32()
+        guard reader.index == body.count else { throw KecalekSealedBody.Reader.malformed("trailing bytes") }
+        let parsed = KecalekTimestamp(text)
+        let point =
+            parsed?.microseconds == micros
+            ? parsed ?? KecalekTimestamp(microseconds: micros) : KecalekTimestamp(microseconds: micros)
+        return KecalekSyncState(point: point, largestPage: Int(page))
     }
 }

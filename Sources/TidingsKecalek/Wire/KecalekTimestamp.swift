@@ -81,6 +81,43 @@ public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConv
             microseconds: scaleOverflow || deltaOverflow || sumOverflow ? saturated : sum, style: style)
     }
 
+    /// The latest instant the server could have written before this one at the resolution of ``text``
+    /// (one second for `22:15:45`, a millisecond for `22:15:45.123`, a microsecond for six or more digits),
+    /// written in the same shape: without a zone when ``text`` has none, in UTC with `Z` otherwise.
+    ///
+    /// Sent as `after_ts`/`since`, it makes a server that compares with `>` also answer what it stamped
+    /// with this very timestamp, since the client cannot rely on timestamps being unique.
+    public var oneTickEarlier: KecalekTimestamp {
+        let bytes = Array(text.utf8)
+        var digits = 0
+        var hasZone = false
+        if let dot = bytes.firstIndex(where: { $0 == 0x2E || $0 == 0x2C }) {
+            var index = dot + 1
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+                digits += 1
+                index += 1
+            }
+            hasZone = index < bytes.count
+        } else {
+            // Past `YYYY-MM-DDTHH:MM:SS` (19 bytes) only a zone can follow.
+            hasZone = bytes.count > 19
+        }
+        let tick: Int64 = [1_000_000, 100_000, 10_000, 1000, 100, 10, 1][min(digits, 6)]
+        let (earlier, overflow) = microseconds.subtractingReportingOverflow(tick)
+        let micros = overflow ? Int64.min : earlier
+        if digits == 0 {
+            let shaped = KecalekTimestamp(microseconds: micros, style: .seconds)
+            return hasZone ? KecalekTimestamp(microseconds: micros, text: shaped.text + "Z") : shaped
+        }
+        let full = KecalekTimestamp(microseconds: micros, style: hasZone ? .fractionalZulu : .fractional)
+        return full
+    }
+
+    private init(microseconds: Int64, text: String) {
+        self.microseconds = microseconds
+        self.text = text
+    }
+
     // MARK: Parsing
 
     private static func parse(_ bytes: [UInt8]) -> Int64? {
@@ -105,7 +142,9 @@ public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConv
             expect([0x54, 0x74, 0x20]), let hour = digits(2), expect([0x3A]), let minute = digits(2),
             expect([0x3A]), let second = digits(2)
         else { return nil }
-        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60 else {
+        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24,
+            minute < 60, second <= 60
+        else {
             return nil
         }
         var micros: Int64 = 0
@@ -143,6 +182,15 @@ public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConv
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         return seconds * 1_000_000 + micros
+    }
+
+    /// Days of `month` in `year` (proleptic Gregorian), so `2026-02-31` is refused rather than rolled over.
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {

@@ -23,8 +23,7 @@ extension KecalekSandboxServer {
         }
         nextMessageNumber += 1
         wallClock += 1000
-        let written = KecalekTimestamp(microseconds: wallClock, style: timestampStyle)
-        let createdAt = KecalekTimestamp(written.text) ?? written
+        let createdAt = stamp()
         let message = KecalekWireMessage(
             messageID: String(format: "msg-%06d", nextMessageNumber), conversationID: conversationID,
             senderID: senderID, createdAt: createdAt, encryptedPayload: sealed)
@@ -43,12 +42,12 @@ extension KecalekSandboxServer {
             let sealed = try cipher.seal(payload.encoded(), conversationID: conversationID)
             nextMessageNumber += 1
             wallClock += 1000
-            let written = KecalekTimestamp(microseconds: wallClock, style: timestampStyle)
+            let createdAt = stamp()
             conversations[conversationID]?.messages.append(
                 StoredMessage(
                     wire: KecalekWireMessage(
                         messageID: String(format: "msg-%06d", nextMessageNumber), conversationID: conversationID,
-                        senderID: senders[index % senders.count], createdAt: KecalekTimestamp(written.text) ?? written,
+                        senderID: senders[index % senders.count], createdAt: createdAt,
                         encryptedPayload: sealed)))
         }
     }
@@ -57,9 +56,8 @@ extension KecalekSandboxServer {
     /// current wall time.
     public func insertRaw(conversation conversationID: String, messageID: String, raw: KecalekJSON) {
         wallClock += 1000
-        let stamp = KecalekTimestamp(microseconds: wallClock, style: timestampStyle)
         let placeholder = KecalekWireMessage(
-            messageID: messageID, conversationID: conversationID, senderID: "?", createdAt: stamp,
+            messageID: messageID, conversationID: conversationID, senderID: "?", createdAt: stamp(),
             encryptedPayload: Data())
         conversations[conversationID]?.messages.append(StoredMessage(wire: placeholder, rawOverride: raw))
     }
@@ -71,7 +69,7 @@ extension KecalekSandboxServer {
         conversation.messages.removeAll { $0.wire.messageID == messageID }
         guard conversation.messages.count < before else { return }
         wallClock += 1000
-        conversation.tombstones.append((messageID, KecalekTimestamp(microseconds: wallClock)))
+        conversation.tombstones.append((messageID, stamp()))
         conversations[conversationID] = conversation
         notify(conversationID, .messageDeleted(conversationID: conversationID, messageIDs: [messageID]))
     }
@@ -105,6 +103,11 @@ extension KecalekSandboxServer {
         index(of: messageID, in: conversationID).flatMap { conversations[conversationID]?.messages[$0].wire }
     }
 
+    /// The IDs of a conversation's messages in the server's order (oldest first), control messages included.
+    public func messageIDs(conversation conversationID: String) -> [String] {
+        conversations[conversationID]?.messages.map(\.wire.messageID) ?? []
+    }
+
     /// How many messages a conversation holds.
     public func messageCount(conversation conversationID: String) -> Int {
         conversations[conversationID]?.messages.count ?? 0
@@ -114,11 +117,25 @@ extension KecalekSandboxServer {
 
     func conversation(_ conversationID: String) -> Conversation? { conversations[conversationID] }
 
+    /// Marks messages read by `userID` as another of their devices would (no request involved), notifying
+    /// members like `mark_read`.
+    public func markReadElsewhere(conversation conversationID: String, messageIDs: [String], by userID: String) {
+        let before = redundantReadMarks.count
+        _ = markRead(conversationID, ids: messageIDs, by: userID)
+        redundantReadMarks.removeSubrange(before...)
+    }
+
     /// Adds `userID` to `read_by` of the given messages and notifies members; returns how many changed.
     func markRead(_ conversationID: String, ids: [String], by userID: String) -> Int {
-        let readAt = KecalekTimestamp(microseconds: wallClock, style: timestampStyle)
+        let readAt = stamp()
         var changed: [String] = []
         for id in ids {
+            if let index = index(of: id, in: conversationID),
+                let wire = conversations[conversationID]?.messages[index].wire,
+                wire.senderID == userID || wire.readBy.contains(where: { $0.userID == userID })
+            {
+                redundantReadMarks.append(id)
+            }
             guard let index = index(of: id, in: conversationID),
                 conversations[conversationID]?.messages[index].wire.readBy.contains(where: { $0.userID == userID })
                     == false

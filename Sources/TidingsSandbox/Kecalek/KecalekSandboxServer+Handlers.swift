@@ -38,13 +38,10 @@ extension KecalekSandboxServer {
             var page: ArraySlice<StoredMessage>
             if let text = parameters["after_ts"]?.stringValue {
                 guard let after = KecalekTimestamp(text) else { return fail("bad_request", "unreadable after_ts") }
-                let newer = all.filter {
-                    comparison == .greater ? $0.wire.createdAt > after : $0.wire.createdAt >= after
-                }
-                page = newer.dropFirst(offset).prefix(limit)
+                page = ArraySlice(pageAfter(all, after: after, limit: limit, offset: offset))
             } else {
-                let end = max(0, all.count - offset)
-                page = all[max(0, end - limit)..<end]
+                let end = max(0, all.count - (variant.honoursOffset ? offset : 0))
+                page = all[max(0, end - min(limit, variant.pageSizeCap ?? limit))..<end]
             }
             return ok(["messages": .array(page.map(\.json)), "total_count": .int(Int64(all.count))])
 

@@ -21,8 +21,12 @@ import TidingsKecalek
 /// - Faults (``inject(_:on:times:)``): drop the connection, never answer, answer late, or answer with an
 ///   error status, for a given request type.
 ///
-/// Time: `created_at` comes from a virtual wall clock (``advanceTime(by:)``), one millisecond apart per
-/// message; delays of injected faults run on the injected `clock`.
+/// Time: `created_at` comes from a virtual wall clock (``advanceTime(by:)``), which moves one millisecond
+/// per message; at ``Variant/Resolution/second`` every message of one second shares its timestamp.
+/// Delays of injected faults run on the injected `clock`.
+///
+/// ``setVariant(_:)`` turns it into another server the document allows (timestamp resolution, page order
+/// with `after_ts`, `offset` ignored, `>=`, fewer notifications, a page-size cap).
 public actor KecalekSandboxServer {
     /// How `after_ts` is compared with `created_at`.
     public enum Comparison: Sendable {
@@ -93,14 +97,18 @@ public actor KecalekSandboxServer {
         }
     }
 
-    /// `>` or `>=` for `after_ts`.
+    /// `>` or `>=` for `after_ts` (also set by ``setVariant(_:)``).
     public var comparison: Comparison = .greater
+    /// Which of the servers the document allows this one is (``setVariant(_:)``).
+    public internal(set) var variant: Variant = .standard
     /// How `created_at` and `read_at` are written.
     public var timestampStyle: KecalekTimestamp.Style = .fractional
     /// Every request received, in order.
     public private(set) var requestLog: [LoggedRequest] = []
     /// Bytes of every frame the server sent (responses and notifications).
     public private(set) var bytesSent = 0
+    /// IDs a `mark_read` carried that the reader sent or had already read: a client should never send them.
+    public internal(set) var redundantReadMarks: [String] = []
     /// Connections accepted so far.
     public private(set) var connectionsAccepted = 0
 
@@ -159,7 +167,10 @@ public actor KecalekSandboxServer {
     }
 
     /// Sets how `after_ts` is compared.
-    public func setComparison(_ comparison: Comparison) { self.comparison = comparison }
+    public func setComparison(_ comparison: Comparison) {
+        self.comparison = comparison
+        variant.comparison = comparison
+    }
 
     /// Sets how timestamps are written.
     public func setTimestampStyle(_ style: KecalekTimestamp.Style) { timestampStyle = style }
@@ -270,7 +281,7 @@ public actor KecalekSandboxServer {
     }
 
     func notify(_ conversationID: String, _ notification: KecalekNotification) {
-        guard let members = conversations[conversationID]?.members else { return }
+        guard let members = conversations[conversationID]?.members, sends(notification) else { return }
         let frame = notification.encoded()
         for session in sessions.values.sorted(by: { $0.id < $1.id }) where members.contains(session.userID) {
             deliver(frame, to: session)

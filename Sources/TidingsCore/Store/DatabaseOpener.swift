@@ -104,6 +104,12 @@ struct DatabaseOpener {
 
     private func attempt() throws -> Attempt {
         let handle = try Self.openHandle(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        // Format fields SQLite cannot use are damage: it reports them as a plain SQLITE_ERROR ("unsupported file
+        // format"), or opens the file read-only so that every later write fails.
+        if !isInMemory, let problem = Self.headerFormatProblem(path) {
+            Self.close(handle)
+            return .replace(.corrupt(problem))
+        }
         do {
             try configure(handle)
             let db = DatabaseConnection(handle: handle)
@@ -205,6 +211,24 @@ struct DatabaseOpener {
                 }
             }
         }
+    }
+
+    /// What is wrong with the format fields of the file's 100-byte header, or nil when they are ones SQLite 3
+    /// writes: the read and write versions (offsets 18 and 19: 1 legacy, 2 WAL) and the schema format number
+    /// (offset 44: 1 to 4, or 0 while the first schema change is still only in the WAL). A file too short to have a header, or without SQLite's magic string, is left to
+    /// SQLite's own `SQLITE_NOTADB`.
+    static func headerFormatProblem(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: 100), data.count == 100 else { return nil }
+        let header = [UInt8](data)
+        guard header.starts(with: Array("SQLite format 3\u{0}".utf8)) else { return nil }
+        guard (1...2).contains(header[18]), (1...2).contains(header[19]) else {
+            return "header read/write versions \(header[18])/\(header[19])"
+        }
+        let schemaFormat = header[44..<48].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard schemaFormat <= 4 else { return "header schema format \(schemaFormat)" }
+        return nil
     }
 
     /// How often `quick_check` runs before contention is reported as an error.

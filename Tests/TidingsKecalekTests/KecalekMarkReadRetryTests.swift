@@ -71,7 +71,14 @@ import TidingsSandbox
             }
         }
         let reopened = try KecalekSQLiteCache(path: path, key: key)
-        #expect(try reopened.pendingReads(conversationID: "c") == ["m1", "m2", "m3"])
+        // Oldest first, in the order they were queued, as the memory cache keeps them.
+        #expect(try reopened.pendingReads(conversationID: "c") == ["m2", "m1", "m3"])
+        let memory = KecalekMemoryCache()
+        try memory.write { writer in
+            try writer.addPendingReads(["m2", "m1"], conversationID: "c")
+            try writer.addPendingReads(["m1", "m3"], conversationID: "c")
+        }
+        #expect(try memory.pendingReads(conversationID: "c") == ["m2", "m1", "m3"])
         try reopened.write { try $0.removePendingReads(["m2"], conversationID: "c") }
         #expect(try reopened.pendingReads(conversationID: "c") == ["m1", "m3"])
         #expect(try reopened.pendingReads(conversationID: "other").isEmpty)

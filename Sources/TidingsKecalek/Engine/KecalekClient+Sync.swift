@@ -83,7 +83,9 @@ extension KecalekClient {
 
     private func sync(_ conversationID: String, limit: Int, offset: Int) async -> KecalekMessagePage {
         var since: KecalekTimestamp?
-        if offset == 0 { repairDamagedRows(conversationID, limit: limit) }
+        // Repairing means fetching the rows again, which needs the server: offline, the cache answers as it is
+        // (and an open from the cache reads its page once, not twice).
+        if offset == 0, connectionState == .connected { repairDamagedRows(conversationID, limit: limit) }
         if offset == 0 {
             do {
                 // The point of the last complete sync, not the newest row: a row stored from a `new_message`

@@ -356,7 +356,9 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
                     Int64.self,
                     "SELECT coalesce(max(added), 0) + 1 FROM kecalek_pending_reads WHERE conversation_tag = ?",
                     [conversationTag]) ?? 1
-            for id in messageIDs {
+            // One counter value per ID, so they come back in the order they were queued (the tags that key them
+            // have no order of their own).
+            for (offset, id) in messageIDs.enumerated() {
                 let messageTag = tags.message(conversationID: conversationID, messageID: id)
                 let sealed = try cipher.seal(
                     Array(id.utf8), table: "kecalek_pending_reads", column: "body", rowID: messageTag)
@@ -364,7 +366,7 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
                     """
                     INSERT OR IGNORE INTO kecalek_pending_reads(conversation_tag, message_tag, added, body)
                     VALUES (?, ?, ?, ?)
-                    """, [conversationTag, messageTag, next, sealed])
+                    """, [conversationTag, messageTag, next + Int64(offset), sealed])
             }
         }
 

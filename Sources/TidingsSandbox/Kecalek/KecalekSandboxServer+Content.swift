@@ -163,7 +163,7 @@ extension KecalekSandboxServer {
     ]
 
     /// Message `index` of a seeded conversation: `#index` and phrases, about `length` characters.
-    static func sampleText(_ index: Int, length: Int) -> String {
+    public static func sampleText(_ index: Int, length: Int) -> String {
         var text = "#\(index)"
         var phrase = index
         while text.count < length {

@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "InteropTests", dependencies: ["TidingsNet", "TidingsCore", "PeerSupport"]),
         .testTarget(
             name: "TidingsKecalekTests",
-            dependencies: ["TidingsKecalek", "TidingsSandbox", "TidingsCore", "TidingsNet"]
+            dependencies: ["TidingsKecalek", "TidingsSandbox", "TidingsCore", "TidingsNet", "PeerSupport"]
         ),
         .testTarget(
             name: "TidingsSandboxKitTests",

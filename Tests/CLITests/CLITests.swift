@@ -11,16 +11,7 @@ struct ToolRun {
     var standardOutput: String
     var standardError: String
 
-    static var executable: URL {
-        // The test bundle sits in the build folder next to the executables it was built with.
-        var url = Bundle.main.bundleURL
-        for _ in 0..<4 {
-            let candidate = url.appendingPathComponent("tidings")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            url.deleteLastPathComponent()
-        }
-        return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("tidings")
-    }
+    static var executable: URL { builtExecutable(named: "tidings") }
 
     /// Runs the tool to its end; a run that takes more than `timeout` is killed and fails the test.
     static func run(_ arguments: [String], timeout: Duration = .seconds(45)) async throws -> ToolRun {

@@ -1,3 +1,4 @@
+import PeerSupport
 import Testing
 
 @testable import TidingsCore

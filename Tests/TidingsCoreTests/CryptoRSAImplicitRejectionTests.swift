@@ -1,4 +1,5 @@
 import Foundation
+import PeerSupport
 import Testing
 
 @testable import TidingsCore

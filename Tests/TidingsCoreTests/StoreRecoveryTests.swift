@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import PeerSupport
 import Testing
 
 @testable import TidingsCore

@@ -1,4 +1,5 @@
 import Foundation
+import PeerSupport
 import Testing
 import TidingsCore
 import TidingsKecalek

@@ -69,14 +69,6 @@ struct StoreChild {
         }
     }
 
-    /// The built `StoreCrashWriter`: the test bundle sits in the build folder next to the executables.
-    static var executable: URL {
-        var url = Bundle.main.bundleURL
-        for _ in 0..<4 {
-            let candidate = url.appendingPathComponent("StoreCrashWriter")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            url.deleteLastPathComponent()
-        }
-        return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("StoreCrashWriter")
-    }
+    /// The built `StoreCrashWriter`.
+    static var executable: URL { builtExecutable(named: "StoreCrashWriter") }
 }

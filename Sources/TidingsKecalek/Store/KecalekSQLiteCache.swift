@@ -4,7 +4,7 @@ import TidingsCore
 /// The message cache in SQLite, encrypted at rest with the app's key.
 ///
 /// One row per (conversation, message ID) in the disposable table `kecalek_messages`, with four columns:
-/// `conversation_tag` and `message_tag` (keyed HMACs of the IDs, ``KecalekCacheTags``), `created_us` (the
+/// `conversation_tag` and `message_tag` (keyed HMACs of the IDs, `KecalekCacheTags`), `created_us` (the
 /// message's instant, in clear, so the newest page and `after_ts` are index lookups), and `body`: the IDs,
 /// `created_at` text, control flag, sender, payload, reactions and pin sealed with AES-256-GCM bound to the
 /// row's tag (a value copied to another row does not open) and padded to 64 bytes. Without the key the file
@@ -96,9 +96,10 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
     /// - Parameters:
     ///   - path: A file path, or `":memory:"`.
     ///   - key: The app's 256-bit key (the document: the identity key).
+    ///   - logger: Receives the store's notices (recovery, migrations); never message content.
     ///   - readOnly: Opens an existing file without creating, migrating, moving or replacing anything
-    ///     (``Database/Configuration/readOnly``); writes then fail.
-    /// - Throws: ``StoreError/wrongKey`` when the file was written with another key; other ``StoreError``s
+    ///     (`Database.Configuration.readOnly`); writes then fail.
+    /// - Throws: `StoreError.wrongKey` when the file was written with another key; other `StoreError`s
     ///   when the file cannot be opened. Read-write, a damaged file is replaced by an empty cache (reported in
     ///   `database.openReport`), since the server has the data; read-only, damage throws and the file stays.
     public init(path: String, key: SymmetricKey, logger: Logger = .disabled, readOnly: Bool = false) throws {

@@ -73,7 +73,7 @@ public final class SandboxSocketIOServer: Sendable {
 
     /// Serves on loopback; clients connect to `http://127.0.0.1:<port>/`.
     ///
-    /// - Throws: ``TidingsNet/TransportError`` when the port cannot be bound.
+    /// - Throws: `TidingsNet/TransportError` when the port cannot be bound.
     public func serve(port: Int = 0) throws -> SandboxHTTPListener { try http.serve(port: port) }
 }
 

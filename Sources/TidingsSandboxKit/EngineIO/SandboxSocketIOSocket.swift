@@ -30,7 +30,7 @@ public final class SandboxSocketIOSocket: Sendable {
 
     /// Emits `event` and waits for the client's ack, at most `timeout`.
     ///
-    /// - Throws: ``SocketIOError/ackTimeout`` when no ack came in time, ``SocketIOError/disconnected``
+    /// - Throws: `SocketIOError/ackTimeout` when no ack came in time, `SocketIOError/disconnected`
     ///   when the session ended first.
     public func emitWithAck(_ event: String, _ arguments: [JSONValue], timeout: Duration = .seconds(10))
         async throws -> [JSONValue]

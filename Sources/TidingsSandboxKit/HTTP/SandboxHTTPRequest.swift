@@ -3,7 +3,7 @@ import TidingsNet
 
 /// One HTTP/1.1 request as a sandbox handler sees it, whether it came in process or over a socket.
 ///
-/// Guarantees: the header names keep their case but look-ups ignore it (``TidingsNet/HTTPHeaders``);
+/// Guarantees: the header names keep their case but look-ups ignore it (`TidingsNet/HTTPHeaders`);
 /// the body is the decoded body (chunked requests are de-chunked); the accessors for JSON, forms,
 /// cookies and multipart throw ``SandboxHTTPError`` on bad input instead of trapping.
 public struct SandboxHTTPRequest: Sendable {

@@ -3,7 +3,7 @@ import TidingsCore
 import TidingsNet
 
 /// An HTTP/1.1 sandbox server: one handler, reachable in process (``handle(_:)``) and behind real
-/// loopback sockets (``serve(port:)``), with the kit's fault switches and request log applied to both.
+/// loopback sockets (``serve(host:port:)``), with the kit's fault switches and request log applied to both.
 ///
 /// Guarantees: a fault switch changes the answer the same way on both paths (on sockets, drops and
 /// closes really cut the connection); every request ends in exactly one log entry; a handler never sees
@@ -75,7 +75,7 @@ public final class SandboxHTTPServer: Sendable {
     /// Connects a WebSocket in process to the ``WebSocketHandler`` (the same faults and log as an
     /// upgrade on a socket, whole messages in memory).
     ///
-    /// - Throws: ``TidingsNet/WebSocketError`` `handshakeFailed` (404 when the server has no WebSocket
+    /// - Throws: `TidingsNet/WebSocketError` `handshakeFailed` (404 when the server has no WebSocket
     ///   handler, or a fault's status).
     public func connectWebSocketInProcess(target: String, headers: HTTPHeaders = HTTPHeaders()) async throws
         -> SandboxInMemoryWebSocket
@@ -95,7 +95,7 @@ public final class SandboxHTTPServer: Sendable {
     /// Serves the same handler on `host` (loopback only) and `port` (0: a free one) until the returned
     /// listener is stopped.
     ///
-    /// - Throws: ``TidingsNet/TransportError`` when the port cannot be bound.
+    /// - Throws: `TidingsNet/TransportError` when the port cannot be bound.
     public func serve(host: String = "127.0.0.1", port: Int = 0) throws -> SandboxHTTPListener {
         try SandboxHTTPListener(server: self, host: host, port: port)
     }

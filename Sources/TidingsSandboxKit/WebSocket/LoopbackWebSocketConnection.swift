@@ -48,12 +48,12 @@ public final class LoopbackWebSocketConnection: Sendable {
 
     /// Sends a text message (over a socket: one unmasked frame).
     ///
-    /// - Throws: ``TidingsNet/WebSocketError`` once closed, ``TidingsNet/TransportError`` when the socket fails.
+    /// - Throws: `TidingsNet/WebSocketError` once closed, `TidingsNet/TransportError` when the socket fails.
     public func send(text: String) async throws { try await send(.text(text)) }
 
     /// Sends a binary message (over a socket: one unmasked frame).
     ///
-    /// - Throws: ``TidingsNet/WebSocketError`` once closed, ``TidingsNet/TransportError`` when the socket fails.
+    /// - Throws: `TidingsNet/WebSocketError` once closed, `TidingsNet/TransportError` when the socket fails.
     public func send(binary: [UInt8]) async throws { try await send(.binary(binary)) }
 
     private func send(_ message: WebSocketMessage) async throws {
@@ -144,7 +144,7 @@ public final class LoopbackWebSocketConnection: Sendable {
 ///
 /// Guarantees: what one side sends the other receives in order; ``close()`` finishes the server's
 /// ``LoopbackWebSocketConnection/messages``; a server close finishes ``messages`` and leaves its code in
-/// ``closeCode``; a server abort makes ``messages`` throw ``TidingsNet/WebSocketError`` `connectionLost`.
+/// ``closeCode``; a server abort makes ``messages`` throw `TidingsNet/WebSocketError` `connectionLost`.
 public final class SandboxInMemoryWebSocket: Sendable {
     /// What the server sent, in order.
     public let messages: AsyncThrowingStream<WebSocketMessage, any Error>
@@ -173,7 +173,7 @@ public final class SandboxInMemoryWebSocket: Sendable {
 
     /// Sends a message to the server.
     ///
-    /// - Throws: ``TidingsNet/WebSocketError`` `closed` once either side closed.
+    /// - Throws: `TidingsNet/WebSocketError` `closed` once either side closed.
     public func send(_ message: WebSocketMessage) throws {
         guard !peer.state.withLock({ $0.closed }) else { throw WebSocketError(.closed, detail: "connection closed") }
         server.continuation.yield(message)

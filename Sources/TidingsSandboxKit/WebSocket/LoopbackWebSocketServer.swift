@@ -54,7 +54,7 @@ public final class LoopbackWebSocketServer: Sendable {
 
     /// Binds `port` on loopback (0: a free one) and starts accepting.
     ///
-    /// - Throws: ``TransportError`` when the port cannot be bound.
+    /// - Throws: `TransportError` when the port cannot be bound.
     public init(
         port: Int = 0, faults: SandboxFaultSwitch = SandboxFaultSwitch(), log: SandboxRequestLog = SandboxRequestLog(),
         clock: any Clock<Duration> = ContinuousClock(), authorize: @escaping Authorizer = { _ in true },
@@ -95,7 +95,7 @@ public final class LoopbackWebSocketServer: Sendable {
     /// - Parameters:
     ///   - target: the request target (`/kecalek`).
     ///   - headers: request headers by name (`Authorization`); matched case-insensitively.
-    /// - Throws: ``TidingsNet/WebSocketError`` `handshakeFailed` with the status a socket client sees.
+    /// - Throws: `TidingsNet/WebSocketError` `handshakeFailed` with the status a socket client sees.
     public func connectInProcess(target: String = "/", headers: [String: String] = [:]) async throws
         -> SandboxInMemoryWebSocket
     {

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsNet
 
 /// Opens connections to a Kecalek server; the client calls it again to reconnect.
 ///
@@ -31,5 +32,37 @@ public struct KecalekChannel: Sendable {
         self.inbound = inbound
         self.send = send
         self.close = close
+    }
+
+    /// A channel over a WebSocket's message stream: every text or binary message is one inbound frame, and
+    /// `sendText` sends each frame as one text message.
+    ///
+    /// The messages are read by a task of the channel's own, ended by `close` or when `inbound` is dropped.
+    public static func overWebSocket(
+        messages: AsyncThrowingStream<WebSocketMessage, any Error>,
+        sendText: @escaping @Sendable (String) async throws -> Void, close: @escaping @Sendable () async -> Void
+    ) -> KecalekChannel {
+        let (inbound, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+        let pump = Task {
+            do {
+                for try await message in messages {
+                    switch message {
+                    case .text(let text): continuation.yield(Data(text.utf8))
+                    case .binary(let bytes): continuation.yield(Data(bytes))
+                    }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in pump.cancel() }
+        return KecalekChannel(
+            inbound: inbound,
+            send: { frame in try await sendText(String(decoding: frame, as: UTF8.self)) },
+            close: {
+                await close()
+                pump.cancel()
+            })
     }
 }

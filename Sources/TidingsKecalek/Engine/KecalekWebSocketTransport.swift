@@ -31,27 +31,8 @@ public struct KecalekWebSocketTransport: KecalekTransport {
         var configuration = configuration
         if let token { configuration.headers.append((name: "Authorization", value: "Bearer \(token)")) }
         let socket = try await WebSocket.connect(to: url, configuration: configuration)
-        let (inbound, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
-        let pump = Task {
-            do {
-                for try await message in socket.messages {
-                    switch message {
-                    case .text(let text): continuation.yield(Data(text.utf8))
-                    case .binary(let bytes): continuation.yield(Data(bytes))
-                    }
-                }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in pump.cancel() }
-        return KecalekChannel(
-            inbound: inbound,
-            send: { frame in try await socket.send(text: String(decoding: frame, as: UTF8.self)) },
-            close: {
-                await socket.close()
-                pump.cancel()
-            })
+        return KecalekChannel.overWebSocket(
+            messages: socket.messages, sendText: { text in try await socket.send(text: text) },
+            close: { await socket.close() })
     }
 }

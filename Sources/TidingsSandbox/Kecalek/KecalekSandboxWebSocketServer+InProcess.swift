@@ -25,27 +25,7 @@ private struct KecalekKitInProcessTransport: KecalekTransport {
     func connect() async throws -> KecalekChannel {
         let headers = token.map { ["Authorization": "Bearer \($0)"] } ?? [:]
         let socket = try await server.connectInProcess(target: "/kecalek", headers: headers)
-        let (inbound, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
-        let pump = Task {
-            do {
-                for try await message in socket.messages {
-                    switch message {
-                    case .text(let text): continuation.yield(Data(text.utf8))
-                    case .binary(let bytes): continuation.yield(Data(bytes))
-                    }
-                }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in pump.cancel() }
-        return KecalekChannel(
-            inbound: inbound,
-            send: { frame in try socket.send(.text(String(decoding: frame, as: UTF8.self))) },
-            close: {
-                socket.close()
-                pump.cancel()
-            })
+        return KecalekChannel.overWebSocket(
+            messages: socket.messages, sendText: { text in try socket.send(.text(text)) }, close: { socket.close() })
     }
 }

@@ -234,6 +234,13 @@ import Testing
         try damageAndReopen(round: round, seed: seed)
     }
 
+    /// Seeds that found bugs: a header SQLite cannot use ("unsupported file format"), and a garbled length
+    /// reported as SQLITE_TOOBIG before `quick_check` runs; both must be recovered from, never thrown.
+    @Test(arguments: [(6, UInt64(15_230_847_489_189_056_693)), (7, UInt64(11_145_754_451_650_328_803))])
+    func damageThatFoundBugsIsRecoveredFrom(round: Int, seed: UInt64) throws {
+        try damageAndReopen(round: round, seed: seed)
+    }
+
     private func damageAndReopen(round: Int, seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let directory = try StoreTemporaryDirectory()

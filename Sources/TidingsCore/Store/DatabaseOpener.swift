@@ -143,6 +143,10 @@ struct DatabaseOpener {
         } catch let error as StoreError where !isInMemory && (error == .notADatabase || error == .corrupt) {
             Self.close(handle)
             return .replace(error == .notADatabase ? .notADatabase(error.message) : .corrupt(error.message))
+        } catch let error as StoreError where !isInMemory && (error.resultCode ?? 0) & 0xFF == SQLITE_TOOBIG {
+            // A length garbled on disk (a page size, a record header) reads as "too big", as in `quickCheck`.
+            Self.close(handle)
+            return .replace(.corrupt(error.message))
         } catch {
             Self.close(handle)
             throw error

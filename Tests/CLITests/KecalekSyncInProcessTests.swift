@@ -47,9 +47,12 @@ import TidingsSandbox
             ])
 
         endpoint.stop()
+        // Port 9 rather than the stopped endpoint's: another test's listener may take that port at once, but
+        // no listener bound to port 0 is ever given a port below 1024.
+        let nobody = "ws://127.0.0.1:9/kecalek"
         let unreachable = await failure {
             try await runKecalekSync(
-                try options(url, store: store, token: sandbox.token(for: "alice"), conversations: ["random"]))
+                try options(nobody, store: store, token: sandbox.token(for: "alice"), conversations: ["random"]))
         }
         #expect(unreachable?.code == ExitCode.unavailable)
         #expect(unreachable?.lines.count == 1)

@@ -4,6 +4,12 @@ import TidingsCore
 
 @testable import TidingsNet
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 @Suite(.timeLimit(.minutes(1))) struct SocketTransportTests {
     @Test func bytesTravelBothWaysAndCloseIsSeenAsEndOfStream() async throws {
         let listener = try TCPListener.bind(port: 0)
@@ -124,9 +130,23 @@ import TidingsCore
     }
 
     @Test func connectingToAClosedPortIsRefused() async throws {
-        let listener = try TCPListener.bind(port: 0)
-        let port = listener.port
-        listener.close()
+        // A port bound but not listening refuses connections, and stays ours while the test runs: a listener
+        // closed first could see its port taken by another test's listener in between (which then accepted
+        // this connection and hung that test).
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
         await #expect {
             _ = try await TCPConnection.connect(host: "127.0.0.1", port: port)
         } throws: { error in

@@ -62,7 +62,17 @@ let package = Package(
         // Python peers on loopback (also used by tidings-bench).
         .target(name: "PeerSupport", dependencies: [], path: "Tests/PeerSupport"),
 
+        // Stand-ins for CryptoKit's, os's and GRDB's common names, in a module of their own (see NameCollisionTests).
+        .target(name: "NameCollisionStandIns", dependencies: [], path: "Tests/NameCollisionStandIns"),
+
         // Tests.
+        .testTarget(
+            name: "NameCollisionTests",
+            dependencies: [
+                "NameCollisionStandIns", "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandboxKit",
+                "TidingsSandbox",
+            ]
+        ),
         .testTarget(name: "TidingsCoreTests", dependencies: ["TidingsCore", "CSQLite", "PeerSupport"]),
         .testTarget(name: "TidingsNetTests", dependencies: ["TidingsNet", "TidingsCore"]),
         .testTarget(name: "InteropTests", dependencies: ["TidingsNet", "TidingsCore", "PeerSupport"]),

@@ -56,7 +56,7 @@ private func kecalekK1(
     } else {
         try await server.seed(conversation: "general", from: ["bob", "carol", "alice"], count: 50)
     }
-    let cache = try KecalekSQLiteCache(path: ":memory:", key: SymmetricKey.random())
+    let cache = try KecalekSQLiteCache(path: ":memory:", key: TidingsCrypto.SymmetricKey.random())
     let first = kecalekClient(server, cache: cache)
     try await first.connect()
     let full = await first.messages(conversation: "general", limit: 50)
@@ -89,7 +89,7 @@ private func kecalekK2(_ reporter: BenchReporter) async throws {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let cache = try KecalekSQLiteCache(
-        path: directory.appendingPathComponent("k2.sqlite").path, key: SymmetricKey.random())
+        path: directory.appendingPathComponent("k2.sqlite").path, key: TidingsCrypto.SymmetricKey.random())
     let conversations = 1_000
     let perConversation = 100
     let filler = String(repeating: "Ahoj, jak se máš? ", count: 7)
@@ -187,7 +187,7 @@ private func kecalekK3(_ reporter: BenchReporter) async throws {
     try await server.seed(conversation: "big", from: ["bob", "alice"], count: count)
 
     func run(_ body: (KecalekClient) async -> Int) async throws -> (rate: Double, peakMiB: Double) {
-        let cache = try KecalekSQLiteCache(path: ":memory:", key: SymmetricKey.random())
+        let cache = try KecalekSQLiteCache(path: ":memory:", key: TidingsCrypto.SymmetricKey.random())
         let client = kecalekClient(server, cache: cache)
         try await client.connect()
         let sampler = RSSSampler()

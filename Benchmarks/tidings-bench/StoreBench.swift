@@ -37,7 +37,7 @@ struct StoreBench {
     static let insertSQL = "INSERT INTO t VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
     static let selectSQL = "SELECT \(columns.joined(separator: ", ")) FROM t"
 
-    static let schema = DatabaseSchema(
+    static let schema = SQLiteSchema(
         tables: [.disposable("t"), .durable("outbox")],
         migrations: [
             .init(version: 1, name: "bench") { db in
@@ -65,7 +65,7 @@ struct StoreBench {
         var typedArray: [Timing] = []
         var raw: [Timing] = []
         for _ in 0..<repetitions {
-            let arrayDatabase = try Database(path: freshPath(), schema: Self.schema)
+            let arrayDatabase = try SQLiteDatabase(path: freshPath(), schema: Self.schema)
             typedArray.append(
                 try measureTimes {
                     try arrayDatabase.write { db in
@@ -79,7 +79,7 @@ struct StoreBench {
                         }
                     }
                 })
-            let database = try Database(path: freshPath(), schema: Self.schema)
+            let database = try SQLiteDatabase(path: freshPath(), schema: Self.schema)
             typed.append(
                 try measureTimes {
                     try database.write { db in
@@ -124,7 +124,7 @@ struct StoreBench {
         let rows = 200_000
         let path = freshPath()
         do {
-            let database = try Database(path: path, schema: Self.schema)
+            let database = try SQLiteDatabase(path: path, schema: Self.schema)
             try database.write { db in
                 for row in 0..<rows {
                     try db.execute(
@@ -133,7 +133,7 @@ struct StoreBench {
                 }
             }
         }
-        let database = try Database(path: path, schema: Self.schema)
+        let database = try SQLiteDatabase(path: path, schema: Self.schema)
         let handle = try RawSQLite(path: path)
         defer { handle.close() }
         var typed: [Timing] = []
@@ -181,12 +181,12 @@ struct StoreBench {
 
     func sealedOutbox(_ reporter: BenchReporter) throws {
         let rows = 5000
-        let cipher = try ValueCipher(key: SymmetricKey.random())
+        let cipher = try ValueCipher(key: TidingsCrypto.SymmetricKey.random())
         let payload = [UInt8](repeating: 0x5A, count: 512)
         var typed: [Double] = []
         var raw: [Double] = []
         for _ in 0..<repetitions {
-            let database = try Database(path: freshPath(), schema: Self.schema, configuration: .init(cipher: cipher))
+            let database = try SQLiteDatabase(path: freshPath(), schema: Self.schema, configuration: .init(cipher: cipher))
             typed.append(
                 try measureSeconds {
                     for id in 0..<Int64(rows) {

@@ -29,9 +29,9 @@ import TidingsCore
     @Test func anotherProgramsDatabaseIsReportedWith65AndLeftAloneByShowAndSync() async throws {
         let store = try KecalekCLI.temporaryStore()
         do {
-            let other = try Database(
+            let other = try SQLiteDatabase(
                 path: store,
-                schema: DatabaseSchema(
+                schema: SQLiteSchema(
                     tables: [.durable("contacts")],
                     migrations: [
                         .init(version: 1, name: "contacts") { db in

@@ -23,7 +23,7 @@ import TidingsNet
         return result
     }
 
-    private func hexKey(_ text: String?) throws -> SymmetricKey {
+    private func hexKey(_ text: String?) throws -> TidingsCrypto.SymmetricKey {
         let text = try #require(text)
         var bytes: [UInt8] = []
         var index = text.startIndex
@@ -32,7 +32,7 @@ import TidingsNet
             bytes.append(try #require(UInt8(text[index..<next], radix: 16)))
             index = next
         }
-        return try SymmetricKey(bytes: bytes)
+        return try TidingsCrypto.SymmetricKey(bytes: bytes)
     }
 
     @Test func servesKecalekUntilSIGINTAndAnAppSyncsWithWhatItPrinted() async throws {

@@ -109,7 +109,7 @@ import TidingsNet
     }
 
     static func sha256Hex(_ data: Data) -> String {
-        SHA256.hash(Array(data)).map { String(format: "%02x", $0) }.joined()
+        TidingsCrypto.SHA256.hash(Array(data)).map { String(format: "%02x", $0) }.joined()
     }
 
     @Test func formBodiesRoundTripWithReservedCharacters() async throws {
@@ -207,7 +207,7 @@ import TidingsNet
         let peer = try await PythonPeer.shared("http_peer.py")
         let secret = "tok-SECRET-9f8e7d"
         let sink = LogSink()
-        let logger = Logger(subsystem: "test", minimumLevel: .debug) { sink.append($0) }
+        let logger = TidingsLogger(subsystem: "test", minimumLevel: .debug) { sink.append($0) }
         let clock = TestClock()
         let client = HTTPClient(configuration: .init(clock: clock, logger: logger))
         func authorized(_ path: String, timeout: Duration? = nil) -> HTTPRequest {

@@ -26,7 +26,7 @@ import TidingsCore
 #endif
 
 /// The outbox table, as `StoreCrashTests` declares it too.
-let schema = DatabaseSchema(
+let schema = SQLiteSchema(
     tables: [.durable("outbox")],
     migrations: [
         .init(version: 1, name: "outbox") { db in
@@ -59,12 +59,12 @@ func parseHex(_ text: String) -> [UInt8]? {
 
 /// The first 8 bytes of SHA-256 as a signed integer: what the parent recomputes from the decrypted payload.
 func checksum(_ bytes: [UInt8]) -> Int64 {
-    SHA256.hash(bytes).prefix(8).reduce(Int64(0)) { ($0 << 8) | Int64($1) }
+    TidingsCrypto.SHA256.hash(bytes).prefix(8).reduce(Int64(0)) { ($0 << 8) | Int64($1) }
 }
 
 /// The schema of the two-process tests, as `StoreTwoProcessTests` declares it (the same as `TestSchema`).
-func twoProcessSchema(signals: String?) -> DatabaseSchema {
-    DatabaseSchema(
+func twoProcessSchema(signals: String?) -> SQLiteSchema {
+    SQLiteSchema(
         tables: [.durable("settings"), .durable("outbox"), .disposable("messages"), SQLiteMarkerStorage.table],
         migrations: [
             .init(version: 1, name: "create") { db in
@@ -88,7 +88,7 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-func outcome(_ open: () throws -> Database) -> Never {
+func outcome(_ open: () throws -> SQLiteDatabase) -> Never {
     do {
         let database = try open()
         let recovery = database.openReport.recovery.map { "\($0.reason)" } ?? "none"
@@ -104,17 +104,17 @@ func outcome(_ open: () throws -> Database) -> Never {
 }
 
 let arguments = CommandLine.arguments
-let patient = Database.Configuration(busyTimeout: .seconds(30))
+let patient = SQLiteDatabase.Configuration(busyTimeout: .seconds(30))
 switch arguments.dropFirst().first {
 case "migrate" where arguments.count == 4 || arguments.count == 5:
     say("opening")
     let signals = arguments.count == 5 && arguments[4] == "hold" ? arguments[3] : nil
-    outcome { try Database(path: arguments[2], schema: twoProcessSchema(signals: signals), configuration: patient) }
+    outcome { try SQLiteDatabase(path: arguments[2], schema: twoProcessSchema(signals: signals), configuration: patient) }
 case "open" where arguments.count == 3:
-    outcome { try Database(path: arguments[2], schema: twoProcessSchema(signals: nil), configuration: patient) }
+    outcome { try SQLiteDatabase(path: arguments[2], schema: twoProcessSchema(signals: nil), configuration: patient) }
 case "advance-marker" where arguments.count == 5:
     do {
-        let database = try Database(path: arguments[2], schema: twoProcessSchema(signals: nil), configuration: patient)
+        let database = try SQLiteDatabase(path: arguments[2], schema: twoProcessSchema(signals: nil), configuration: patient)
         let marker = try MonotonicMarker(key: arguments[3], storage: SQLiteMarkerStorage(database: database))
         switch try marker.advanceReporting(to: ServerID(arguments[4])) {
         case .moved: say("moved")
@@ -133,8 +133,8 @@ guard arguments.count == 3, let keyBytes = parseHex(arguments[2]) else {
     fail("usage: StoreCrashWriter <database path> <64 hex digits>", status: 64)
 }
 do {
-    let cipher = try ValueCipher(key: try SymmetricKey(bytes: keyBytes))
-    let database = try Database(path: arguments[1], schema: schema, configuration: .init(cipher: cipher))
+    let cipher = try ValueCipher(key: try TidingsCrypto.SymmetricKey(bytes: keyBytes))
+    let database = try SQLiteDatabase(path: arguments[1], schema: schema, configuration: .init(cipher: cipher))
     if let recovery = database.openReport.recovery {
         fail("store needed recovery: \(recovery.reason)", status: 1)
     }
@@ -142,7 +142,7 @@ do {
     while true {
         nextID += 1
         let id = nextID
-        let plaintext = SecureRandom.bytes(512)
+        let plaintext = TidingsCrypto.SecureRandom.bytes(512)
         try database.write { db in
             let sealed = try cipher.seal(plaintext, table: "outbox", column: "payload", rowID: id)
             try db.execute(

@@ -10,7 +10,7 @@ import TidingsCore
     }
 
     @Test func symmetricKeyDumpShowsNoBytes() throws {
-        let key = try SymmetricKey(bytes: Array(repeating: 0xAB, count: 32))
+        let key = try TidingsCrypto.SymmetricKey(bytes: Array(repeating: 0xAB, count: 32))
         for text in ["\(key)", String(reflecting: key), dumped(key), dumped([key])] {
             #expect(!text.contains("171"), "\(text)")
             #expect(text.contains("256"), "\(text)")
@@ -18,7 +18,7 @@ import TidingsCore
     }
 
     @Test func p256PrivateKeyDumpShowsNoScalar() throws {
-        let key = try P256.KeyAgreement.PrivateKey()
+        let key = try TidingsCrypto.P256.KeyAgreement.PrivateKey()
         let scalar = key.rawRepresentation.map(String.init).joined(separator: "\n")
         let text = dumped(key)
         #expect(!text.contains(scalar))
@@ -26,7 +26,7 @@ import TidingsCore
     }
 
     @Test func rsaPrivateKeyDumpShowsNoPEM() throws {
-        let key = try RSA.PrivateKey(pemRepresentation: CryptoRSATests.interop("privateKeyPEM"))
+        let key = try TidingsCrypto.RSA.PrivateKey(pemRepresentation: CryptoRSATests.interop("privateKeyPEM"))
         let text = dumped(key)
         #expect(!text.contains("PRIVATE KEY"))
         #expect(text.contains("2048"))

@@ -7,8 +7,8 @@ import Testing
 /// PKCS#1 v1.5 decryption never tells a caller (or an attacker timing the caller) whether the
 /// padding was valid: a malformed block decrypts to a deterministic synthetic message instead.
 @Suite(.timeLimit(.minutes(1))) struct CryptoRSAImplicitRejectionTests {
-    static func fixtureKey() throws -> RSA.PrivateKey {
-        try RSA.PrivateKey(pemRepresentation: CryptoRSATests.interop("privateKeyPEM"))
+    static func fixtureKey() throws -> TidingsCrypto.RSA.PrivateKey {
+        try TidingsCrypto.RSA.PrivateKey(pemRepresentation: CryptoRSATests.interop("privateKeyPEM"))
     }
 
     @Test func decryptsExactlyAsOpenSSLWithImplicitRejection() throws {
@@ -40,7 +40,7 @@ import Testing
         let garbage = (0..<256).map { _ in UInt8(truncatingIfNeeded: generator.next()) & 0x7F }
         let first = try key.decrypt(garbage, padding: .pkcs1v15)
         #expect(try key.decrypt(garbage, padding: .pkcs1v15) == first, "the same block gives the same bytes")
-        #expect(first.count <= RSA.Padding.pkcs1v15.maximumPlaintextByteCount(modulusByteCount: 256))
+        #expect(first.count <= TidingsCrypto.RSA.Padding.pkcs1v15.maximumPlaintextByteCount(modulusByteCount: 256))
         var other = garbage
         other[200] ^= 1
         #expect(try key.decrypt(other, padding: .pkcs1v15) != first, "another block gives other bytes")
@@ -52,7 +52,7 @@ import Testing
     @Test func privateExponentFromPKCS1MatchesOpenSSL() throws {
         // The Apple backend reads `d` from PKCS#1 for the key derivation key; OpenSSL's is the reference.
         let key = try #require(CryptoRSATests.key)
-        let pkcs1 = try RSAKeyDER.pkcs1PrivateKey(fromPKCS8: PEM.decode(key.pemRepresentation, label: "PRIVATE KEY"))
+        let pkcs1 = try RSAKeyDER.pkcs1PrivateKey(fromPKCS8: TidingsCrypto.PEM.decode(key.pemRepresentation, label: "PRIVATE KEY"))
         let exponent = try RSAKeyDER.privateExponent(fromPKCS1: pkcs1, byteCount: 256)
         #expect(exponent.count == 256)
         #if !canImport(Security)

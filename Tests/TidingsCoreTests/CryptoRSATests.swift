@@ -6,7 +6,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct CryptoRSATests {
     /// One generated key shared by the tests of this suite: 2048-bit generation is the slow part.
-    static let key: RSA.PrivateKey? = try? RSA.PrivateKey()
+    static let key: TidingsCrypto.RSA.PrivateKey? = try? TidingsCrypto.RSA.PrivateKey()
 
     static func interop(_ field: String) throws -> String {
         try #require(try CryptoFixtures.json("rsa-interop.json")[field] as? String)
@@ -17,8 +17,8 @@ import Testing
         return [UInt8](try #require(Data(base64Encoded: text)))
     }
 
-    @Test(arguments: [RSA.Padding.oaepSHA1, .pkcs1v15])
-    func roundTripsWithBothPaddings(padding: RSA.Padding) throws {
+    @Test(arguments: [TidingsCrypto.RSA.Padding.oaepSHA1, .pkcs1v15])
+    func roundTripsWithBothPaddings(padding: TidingsCrypto.RSA.Padding) throws {
         let key = try #require(Self.key)
         #expect(key.bitCount == 2048)
         let message = Array(#"{"nid":1,"app":"spreed"}"#.utf8)
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func decryptsBlocksMadeByPythonCryptography() throws {
-        let key = try RSA.PrivateKey(pemRepresentation: Self.interop("privateKeyPEM"))
+        let key = try TidingsCrypto.RSA.PrivateKey(pemRepresentation: Self.interop("privateKeyPEM"))
         let plaintext = Array(try Self.interop("plaintext").utf8)
         let oaep = try Self.interopBlock("oaepSHA1Base64")
         let v15 = try Self.interopBlock("pkcs1v15Base64")
@@ -53,9 +53,9 @@ import Testing
         #expect(key.pemRepresentation.hasPrefix("-----BEGIN PRIVATE KEY-----\n"))
         #expect(key.publicKey.pemRepresentation.hasPrefix("-----BEGIN PUBLIC KEY-----\n"))
         #expect(key.publicKey.pemRepresentation.hasSuffix("-----END PUBLIC KEY-----\n"))
-        let reimported = try RSA.PrivateKey(pemRepresentation: key.pemRepresentation)
+        let reimported = try TidingsCrypto.RSA.PrivateKey(pemRepresentation: key.pemRepresentation)
         #expect(reimported.pemRepresentation == key.pemRepresentation)
-        let publicKey = try RSA.PublicKey(pemRepresentation: key.publicKey.pemRepresentation)
+        let publicKey = try TidingsCrypto.RSA.PublicKey(pemRepresentation: key.publicKey.pemRepresentation)
         #expect(publicKey.pemRepresentation == key.publicKey.pemRepresentation)
         let block = try publicKey.encrypt([1, 2, 3], padding: .oaepSHA1)
         #expect(try reimported.decrypt(block, padding: .oaepSHA1) == [1, 2, 3])
@@ -64,7 +64,7 @@ import Testing
 
     @Test func wrongKeyFailsTyped() throws {
         let key = try #require(Self.key)
-        let other = try RSA.PrivateKey(pemRepresentation: Self.interop("privateKeyPEM"))
+        let other = try TidingsCrypto.RSA.PrivateKey(pemRepresentation: Self.interop("privateKeyPEM"))
         let secret = Array("secret".utf8)
         let oaep = try key.publicKey.encrypt(secret, padding: .oaepSHA1)
         #expect(throws: CryptoError.decryptionFailure) { try other.decrypt(oaep, padding: .oaepSHA1) }
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func garbageBlocksFailTypedNeverCrash() throws {
-        let fixed = try RSA.PrivateKey(pemRepresentation: Self.interop("privateKeyPEM"))
+        let fixed = try TidingsCrypto.RSA.PrivateKey(pemRepresentation: Self.interop("privateKeyPEM"))
         // A fixed garbage block under a fixed key: deterministic typed failures with both paddings.
         var generator = SplitMix64(seed: 0x7469_6469_6E67_73)
         let garbage = (0..<256).map { _ in UInt8(truncatingIfNeeded: generator.next()) & 0x7F }
@@ -94,7 +94,7 @@ import Testing
         }
         // Random blocks: OAEP always refuses; v1.5 never crashes and refuses only blocks above the modulus.
         for _ in 0..<20 {
-            let random = SecureRandom.bytes(256)
+            let random = TidingsCrypto.SecureRandom.bytes(256)
             #expect(throws: CryptoError.self) { try fixed.decrypt(random, padding: .oaepSHA1) }
             do {
                 _ = try fixed.decrypt(random, padding: .pkcs1v15)
@@ -104,7 +104,7 @@ import Testing
             }
         }
         for length in [0, 1, 255, 257, 512] {
-            #expect(throws: CryptoError.self) { try fixed.decrypt(SecureRandom.bytes(length), padding: .oaepSHA1) }
+            #expect(throws: CryptoError.self) { try fixed.decrypt(TidingsCrypto.SecureRandom.bytes(length), padding: .oaepSHA1) }
         }
     }
 
@@ -114,26 +114,26 @@ import Testing
         let truncated = String(privatePEM.prefix(privatePEM.count / 2)) + "\n-----END PRIVATE KEY-----\n"
         let corrupted = privatePEM.replacingOccurrences(of: "M", with: "A")
         for text in ["", "hello", truncated, corrupted, key.publicKey.pemRepresentation] {
-            #expect(throws: CryptoError.self) { try RSA.PrivateKey(pemRepresentation: text) }
+            #expect(throws: CryptoError.self) { try TidingsCrypto.RSA.PrivateKey(pemRepresentation: text) }
         }
         for text in ["", privatePEM, "-----BEGIN PUBLIC KEY-----\n!!!!\n-----END PUBLIC KEY-----\n"] {
-            #expect(throws: CryptoError.self) { try RSA.PublicKey(pemRepresentation: text) }
+            #expect(throws: CryptoError.self) { try TidingsCrypto.RSA.PublicKey(pemRepresentation: text) }
         }
-        #expect(throws: CryptoError.self) { try RSA.PrivateKey(bitCount: 1024) }
-        #expect(throws: CryptoError.self) { try RSA.PrivateKey(bitCount: 8192) }
+        #expect(throws: CryptoError.self) { try TidingsCrypto.RSA.PrivateKey(bitCount: 1024) }
+        #expect(throws: CryptoError.self) { try TidingsCrypto.RSA.PrivateKey(bitCount: 8192) }
     }
 
     @Test func derWrappersMatchOpenSSLEncodings() throws {
         // The Apple backend builds PEM from PKCS#1 with these helpers; OpenSSL's own output is the reference.
         let key = try #require(Self.key)
-        let spki = try PEM.decode(key.publicKey.pemRepresentation, label: "PUBLIC KEY")
+        let spki = try TidingsCrypto.PEM.decode(key.publicKey.pemRepresentation, label: "PUBLIC KEY")
         let pkcs1Public = try RSAKeyDER.pkcs1PublicKey(fromSubjectPublicKeyInfo: spki)
         #expect(pkcs1Public.first == 0x30)
         #expect(RSAKeyDER.subjectPublicKeyInfo(wrapping: pkcs1Public) == spki)
-        let pkcs8 = try PEM.decode(key.pemRepresentation, label: "PRIVATE KEY")
+        let pkcs8 = try TidingsCrypto.PEM.decode(key.pemRepresentation, label: "PRIVATE KEY")
         let pkcs1Private = try RSAKeyDER.pkcs1PrivateKey(fromPKCS8: pkcs8)
         #expect(RSAKeyDER.pkcs8(wrapping: pkcs1Private) == pkcs8)
-        #expect(PEM.encode(spki, label: "PUBLIC KEY") == key.publicKey.pemRepresentation)
+        #expect(TidingsCrypto.PEM.encode(spki, label: "PUBLIC KEY") == key.publicKey.pemRepresentation)
         // Truncations at every length fail typed instead of reading past the end.
         for length in 0..<spki.count {
             #expect(throws: CryptoError.self) {
@@ -147,7 +147,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct CryptoMalformedInputTests {
     @Test func mutatedPublicKeysNeverCrash() throws {
         let pem = try CryptoFixtures.json("rsa-interop.json")["publicKeyPEM"] as? String ?? ""
-        let der = try PEM.decode(pem, label: "PUBLIC KEY")
+        let der = try TidingsCrypto.PEM.decode(pem, label: "PUBLIC KEY")
         var generator = SplitMix64(seed: 2024)
         var accepted = 0
         for _ in 0..<300 {
@@ -161,7 +161,7 @@ import Testing
             }
             // Every failure is a typed CryptoError (the initializer throws nothing else); a flip
             // inside the modulus may still yield a different but valid key.
-            if (try? RSA.PublicKey(pemRepresentation: PEM.encode(mutated, label: "PUBLIC KEY"))) != nil {
+            if (try? TidingsCrypto.RSA.PublicKey(pemRepresentation: TidingsCrypto.PEM.encode(mutated, label: "PUBLIC KEY"))) != nil {
                 accepted += 1
             }
         }
@@ -170,16 +170,16 @@ import Testing
 
     @Test func randomBytesNeverCrashAnyParser() {
         var generator = SplitMix64(seed: 7)
-        let key = SymmetricKey.random()
+        let key = TidingsCrypto.SymmetricKey.random()
         for length in [0, 1, 12, 27, 28, 29, 64, 65, 300] {
             for _ in 0..<20 {
                 let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-                #expect(throws: CryptoError.self) { try AESGCM.openCombined(bytes, key: key) }
-                #expect(throws: CryptoError.self) { try P256.KeyAgreement.PublicKey(x963Representation: bytes) }
+                #expect(throws: CryptoError.self) { try TidingsCrypto.AESGCM.openCombined(bytes, key: key) }
+                #expect(throws: CryptoError.self) { try TidingsCrypto.P256.KeyAgreement.PublicKey(x963Representation: bytes) }
                 #expect(throws: CryptoError.self) { try RSAKeyDER.pkcs1PublicKey(fromSubjectPublicKeyInfo: bytes) }
                 #expect(throws: CryptoError.self) { try RSAKeyDER.pkcs1PrivateKey(fromPKCS8: bytes) }
                 let text = String(decoding: bytes, as: UTF8.self)
-                #expect(throws: CryptoError.self) { try RSA.PrivateKey(pemRepresentation: text) }
+                #expect(throws: CryptoError.self) { try TidingsCrypto.RSA.PrivateKey(pemRepresentation: text) }
             }
         }
     }

@@ -5,7 +5,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct DatabaseStatementCacheTests {
     @Test func theSameSQLIsPreparedOnce() throws {
-        let database = try Database.inMemory(schema: TestSchema.schema)
+        let database = try SQLiteDatabase.inMemory(schema: TestSchema.schema)
         let counts = try database.write { db in
             let before = db.preparedStatementCount
             for index in 0..<100 {
@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func nestedUseOfTheSameSQLGetsItsOwnStatement() throws {
-        let database = try Database.inMemory(schema: TestSchema.schema)
+        let database = try SQLiteDatabase.inMemory(schema: TestSchema.schema)
         try database.write { db in
             for index in 0..<3 { try db.execute("INSERT INTO messages(id) VALUES (?)", ["m\(index)"]) }
         }
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func aStatementIsResetAfterAnErrorAndReusable() throws {
-        let database = try Database.inMemory(schema: TestSchema.schema)
+        let database = try SQLiteDatabase.inMemory(schema: TestSchema.schema)
         struct Stop: Error {}
         try database.write { try $0.execute("INSERT INTO messages(id) VALUES ('a'), ('b')") }
         #expect(throws: Stop.self) {
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func dynamicallyBuiltSQLDoesNotGrowTheCacheWithoutBound() throws {
-        let database = try Database.inMemory(schema: TestSchema.schema)
+        let database = try SQLiteDatabase.inMemory(schema: TestSchema.schema)
         let distinct = try database.write { db in
             let before = db.preparedStatementCount
             for index in 0..<700 {

@@ -9,7 +9,7 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         do {
-            let database = try Database(path: path, schema: TestSchema.schema)
+            let database = try SQLiteDatabase(path: path, schema: TestSchema.schema)
             #expect(database.openReport.createdFile)
             #expect(database.openReport.migratedTo == 1)
             try database.write { db in
@@ -17,7 +17,7 @@ import Testing
                 #expect(db.changes == 1)
             }
         }
-        let reopened = try Database(path: path, schema: TestSchema.schema)
+        let reopened = try SQLiteDatabase(path: path, schema: TestSchema.schema)
         #expect(!reopened.openReport.createdFile)
         #expect(reopened.openReport.recovery == nil)
         let value = try reopened.read {
@@ -28,7 +28,7 @@ import Testing
 
     @Test func writeRollsBackEverythingWhenTheClosureThrows() throws {
         struct Abort: Error {}
-        let database = try Database.inMemory(schema: TestSchema.schema)
+        let database = try SQLiteDatabase.inMemory(schema: TestSchema.schema)
         try database.write { try $0.execute("INSERT INTO settings VALUES ('kept', 'yes')") }
         #expect(throws: Abort.self) {
             try database.write { db in
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func aFailedStatementRollsBackTheWholeTransaction() throws {
-        let database = try Database.inMemory(schema: TestSchema.schema)
+        let database = try SQLiteDatabase.inMemory(schema: TestSchema.schema)
         #expect(throws: StoreError.constraint) {
             try database.write { db in
                 try db.execute("INSERT INTO settings VALUES ('a', '1')")
@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func readRefusesStatementsThatWrite() throws {
-        let database = try Database.inMemory(schema: TestSchema.schema)
+        let database = try SQLiteDatabase.inMemory(schema: TestSchema.schema)
         let error = #expect(throws: StoreError.self) {
             try database.read { try $0.execute("INSERT INTO settings VALUES ('a', '1')") }
         }
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func reentrantAccessIsAMisuseNotADeadlock() throws {
-        let database = try Database.inMemory(schema: TestSchema.schema)
+        let database = try SQLiteDatabase.inMemory(schema: TestSchema.schema)
         #expect(throws: StoreError.misuse) {
             try database.write { _ in try database.read { _ in 1 } }
         }
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func writeWithoutTransactionAutocommitsEachStatement() throws {
-        let database = try Database.inMemory(schema: TestSchema.schema)
+        let database = try SQLiteDatabase.inMemory(schema: TestSchema.schema)
         struct Abort: Error {}
         #expect(throws: Abort.self) {
             try database.writeWithoutTransaction { db in
@@ -96,10 +96,10 @@ import Testing
     @Test func aStoreLockedByAnotherConnectionFailsBusyAndIsNeverRecovered() async throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
-        let holder = try Database(path: path, schema: TestSchema.schema)
-        let impatient = Database.Configuration(busyTimeout: .milliseconds(20))
-        let other = try Database(path: path, schema: TestSchema.schema, configuration: impatient)
-        let version2 = DatabaseSchema(
+        let holder = try SQLiteDatabase(path: path, schema: TestSchema.schema)
+        let impatient = SQLiteDatabase.Configuration(busyTimeout: .milliseconds(20))
+        let other = try SQLiteDatabase(path: path, schema: TestSchema.schema, configuration: impatient)
+        let version2 = SQLiteSchema(
             tables: TestSchema.tables,
             migrations: [
                 TestSchema.version1,
@@ -112,7 +112,7 @@ import Testing
                 try db.execute("INSERT INTO settings VALUES ('held', 'yes')")
                 let write = Result { try other.write { try $0.execute("INSERT INTO settings VALUES ('other', 'no')") } }
                 // A migration that cannot take the lock fails busy: a locked file is not a damaged one.
-                let migration = Result { _ = try Database(path: path, schema: version2, configuration: impatient) }
+                let migration = Result { _ = try SQLiteDatabase(path: path, schema: version2, configuration: impatient) }
                 // Readers still see the last committed state while the writer holds its lock (WAL).
                 let count = try other.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM settings") }
                 return (write.failure, migration.failure, count)
@@ -128,20 +128,20 @@ import Testing
     @Test func aClosedStoreRefusesAccessAndItsFilesCanBeRemoved() throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
-        let database = try Database(path: path, schema: TestSchema.schema)
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema)
         try database.write { try $0.execute("INSERT INTO settings VALUES ('a', 'b')") }
         database.close()
         database.close()
         #expect(throws: StoreError.misuse) { try database.read { _ in 1 } }
         // Closing the last connection folds the WAL back into the file.
         #expect(try directory.files() == ["store.sqlite", "store.sqlite.lock"])
-        try Database.removeFiles(at: path)
+        try SQLiteDatabase.removeFiles(at: path)
         #expect(try directory.files() == [])
-        try Database.removeFiles(at: path)
+        try SQLiteDatabase.removeFiles(at: path)
     }
 
     @Test func concurrentWritersAreSerialized() async throws {
-        let database = try Database.inMemory(schema: TestSchema.schema)
+        let database = try SQLiteDatabase.inMemory(schema: TestSchema.schema)
         try await database.write { try $0.execute("INSERT INTO settings VALUES ('n', '0')") }
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {

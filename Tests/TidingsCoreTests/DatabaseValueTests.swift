@@ -4,15 +4,15 @@ import Testing
 @testable import TidingsCore
 
 @Suite(.timeLimit(.minutes(1))) struct DatabaseValueTests {
-    private func makeDatabase() throws -> Database {
-        let schema = DatabaseSchema(
+    private func makeDatabase() throws -> SQLiteDatabase {
+        let schema = SQLiteSchema(
             tables: [.disposable("t")],
             migrations: [
                 .init(version: 1, name: "t") { db in
                     try db.execute("CREATE TABLE t(a, b, c, d, e, f, g, h)")
                 }
             ])
-        return try Database.inMemory(schema: schema)
+        return try SQLiteDatabase.inMemory(schema: schema)
     }
 
     @Test func everyConvertibleTypeRoundTrips() throws {
@@ -33,7 +33,7 @@ import Testing
                 #expect(try row[5] as [UInt8] == bytes)
                 #expect(try row[6] as Data == Data([9, 8]))
                 #expect(try row[7] as String? == nil)
-                #expect(try row[7] as DatabaseValue == .null)
+                #expect(try row[7] as SQLiteValue == .null)
                 #expect(try row["e"] as String == "héllo\u{0}x")
                 #expect(row.columnName(2) == "c")
                 return true

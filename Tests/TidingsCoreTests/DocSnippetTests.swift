@@ -38,14 +38,14 @@ private actor FlakyServer {
         let directory = try StoreTemporaryDirectory()
         let storeURL = directory.url.appendingPathComponent("app.sqlite")
 
-        let schema = DatabaseSchema(
+        let schema = SQLiteSchema(
             tables: [.durable("drafts")],
             migrations: [
                 .init(version: 1, name: "create drafts") { db in
                     try db.execute("CREATE TABLE drafts(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
                 }
             ])
-        let database = try await Database.open(path: storeURL.path, schema: schema)
+        let database = try await SQLiteDatabase.open(path: storeURL.path, schema: schema)
         try await database.write { db in
             try db.execute("INSERT INTO drafts(body) VALUES (?)", ["See you at eight"])
         }

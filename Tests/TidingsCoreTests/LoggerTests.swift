@@ -9,7 +9,7 @@ import Testing
 
     @Test func dropsRecordsBelowTheMinimumLevelWithoutBuildingThem() {
         let collected = Collected()
-        let log = Logger(subsystem: "test", minimumLevel: .warning) { collected.records.append($0) }
+        let log = TidingsLogger(subsystem: "test", minimumLevel: .warning) { collected.records.append($0) }
         var built = 0
         func message() -> String {
             built += 1
@@ -24,7 +24,7 @@ import Testing
 
     @Test func scopedKeepsSinkAndLevel() {
         let collected = Collected()
-        let log = Logger(subsystem: "a", minimumLevel: .debug) { collected.records.append($0) }.scoped("b")
+        let log = TidingsLogger(subsystem: "a", minimumLevel: .debug) { collected.records.append($0) }.scoped("b")
         log.debug("x")
         #expect(collected.records.map(\.subsystem) == ["b"])
     }

@@ -35,7 +35,7 @@ final class LogCollector: @unchecked Sendable {
         let log = LogCollector()
         let marker = try MonotonicMarker(
             key: "home.read", storage: storage,
-            logger: Logger(subsystem: "marker", minimumLevel: .debug, sink: log.append))
+            logger: TidingsLogger(subsystem: "marker", minimumLevel: .debug, sink: log.append))
         #expect(marker.value == nil)
         #expect(try marker.advance(to: "99"))
         #expect(try marker.advance(to: "100"), "longer decimal IDs are newer")

@@ -5,7 +5,7 @@ import Testing
 @testable import TidingsCore
 
 @Suite(.timeLimit(.minutes(1))) struct MarkerSQLiteStorageTests {
-    static let schema = DatabaseSchema(
+    static let schema = SQLiteSchema(
         tables: [SQLiteMarkerStorage.table],
         migrations: [.init(version: 1, name: "markers") { try SQLiteMarkerStorage.createTable($0) }])
 
@@ -13,13 +13,13 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("markers.sqlite")
         do {
-            let storage = SQLiteMarkerStorage(database: try Database(path: path, schema: Self.schema))
+            let storage = SQLiteMarkerStorage(database: try SQLiteDatabase(path: path, schema: Self.schema))
             let marker = try MonotonicMarker(key: "home.read", storage: storage)
             #expect(try marker.advance(to: "999"))
             #expect(try marker.advance(to: "1000"))
             #expect(try !marker.advance(to: "999"))
         }
-        let reopened = SQLiteMarkerStorage(database: try Database(path: path, schema: Self.schema))
+        let reopened = SQLiteMarkerStorage(database: try SQLiteDatabase(path: path, schema: Self.schema))
         let marker = try MonotonicMarker(key: "home.read", storage: reopened)
         #expect(marker.value == "1000")
         #expect(try reopened.loadMarker(key: "missing") == nil)
@@ -29,8 +29,8 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("markers.sqlite")
         // Two handles on one file, as the app and its notification extension would have.
-        let app = SQLiteMarkerStorage(database: try Database(path: path, schema: Self.schema))
-        let extensionStorage = SQLiteMarkerStorage(database: try Database(path: path, schema: Self.schema))
+        let app = SQLiteMarkerStorage(database: try SQLiteDatabase(path: path, schema: Self.schema))
+        let extensionStorage = SQLiteMarkerStorage(database: try SQLiteDatabase(path: path, schema: Self.schema))
         let appMarker = try MonotonicMarker(key: "notifications", storage: app)
         let staleMarker = try MonotonicMarker(key: "notifications", storage: extensionStorage)
         try appMarker.advance(to: "109372890233022")
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func sqlOrderMatchesServerIDOrder() throws {
-        let storage = SQLiteMarkerStorage(database: try Database.inMemory(schema: Self.schema))
+        let storage = SQLiteMarkerStorage(database: try SQLiteDatabase.inMemory(schema: Self.schema))
         var generator = SplitMix64(seed: 11)
         let ids = ServerIDPropertyTests.randomStrings(count: 150, seed: 12).map { ServerID($0) }
         var expected: ServerID?
@@ -54,8 +54,8 @@ import Testing
     }
 
     @Test func serverIDColumnsReadTextAndIntegers() throws {
-        let database = try Database.inMemory(
-            schema: DatabaseSchema(
+        let database = try SQLiteDatabase.inMemory(
+            schema: SQLiteSchema(
                 tables: [.durable("t")],
                 migrations: [.init(version: 1, name: "t") { try $0.execute("CREATE TABLE t(a, b)") }]))
         try database.write { db in try db.execute("INSERT INTO t(a, b) VALUES (?, 12345678901234)", [ServerID("77")]) }

@@ -4,14 +4,14 @@ import Testing
 @testable import TidingsCore
 
 @Suite(.timeLimit(.minutes(1))) struct StoreCipherTests {
-    private let key = SymmetricKey.random()
+    private let key = TidingsCrypto.SymmetricKey.random()
 
-    private func open(_ path: String, key: SymmetricKey) throws -> Database {
-        try Database(
+    private func open(_ path: String, key: TidingsCrypto.SymmetricKey) throws -> SQLiteDatabase {
+        try SQLiteDatabase(
             path: path, schema: TestSchema.schema, configuration: .init(cipher: try ValueCipher(key: key)))
     }
 
-    private func insert(_ database: Database, id: Int64, text: String) throws {
+    private func insert(_ database: SQLiteDatabase, id: Int64, text: String) throws {
         let cipher = try #require(database.cipher)
         try database.write { db in
             let sealed = try cipher.seal(text, table: "outbox", column: "payload", rowID: id)
@@ -19,7 +19,7 @@ import Testing
         }
     }
 
-    private func read(_ database: Database, id: Int64) throws -> String {
+    private func read(_ database: SQLiteDatabase, id: Int64) throws -> String {
         let cipher = try #require(database.cipher)
         let sealed = try database.read {
             try $0.fetchOne(SealedValue.self, "SELECT payload FROM outbox WHERE id = ?", [id])
@@ -52,7 +52,7 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         try insert(try open(path, key: key), id: 7, text: "secret")
-        let error = #expect(throws: StoreError.self) { try open(path, key: SymmetricKey.random()) }
+        let error = #expect(throws: StoreError.self) { try open(path, key: TidingsCrypto.SymmetricKey.random()) }
         #expect(error == .wrongKey)
         #expect(try directory.files() == ["store.sqlite", "store.sqlite.lock"])
         #expect(try read(try open(path, key: key), id: 7) == "secret")
@@ -62,11 +62,11 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         try insert(try open(path, key: key), id: 7, text: "secret")
-        try Database(path: path, schema: TestSchema.schema).writeWithoutTransaction {
+        try SQLiteDatabase(path: path, schema: TestSchema.schema).writeWithoutTransaction {
             try $0.execute("PRAGMA user_version = 9")
         }
         // A wrong key must not move a too-new store aside: the user may just have typed the wrong passphrase.
-        #expect(throws: StoreError.wrongKey) { try open(path, key: SymmetricKey.random()) }
+        #expect(throws: StoreError.wrongKey) { try open(path, key: TidingsCrypto.SymmetricKey.random()) }
         #expect(try directory.files() == ["store.sqlite", "store.sqlite.lock"])
     }
 
@@ -83,7 +83,7 @@ import Testing
         // Damage the messages index page, leaving the outbox and the key check readable.
         #expect(try TestSchema.damageMessagesIndex(path, fill: 0x5A) > 1)
 
-        #expect(throws: StoreError.wrongKey) { try open(path, key: SymmetricKey.random()) }
+        #expect(throws: StoreError.wrongKey) { try open(path, key: TidingsCrypto.SymmetricKey.random()) }
         #expect(try directory.files() == ["store.sqlite", "store.sqlite.lock"])
 
         let database = try open(path, key: key)
@@ -146,7 +146,7 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         try insert(try open(path, key: key), id: 3, text: "unsent reply")
-        try Database(path: path, schema: TestSchema.schema).writeWithoutTransaction {
+        try SQLiteDatabase(path: path, schema: TestSchema.schema).writeWithoutTransaction {
             try $0.execute("PRAGMA user_version = 5")
         }
         let database = try open(path, key: key)
@@ -156,6 +156,6 @@ import Testing
     }
 
     @Test func onlyAES256KeysAreAccepted() throws {
-        #expect(throws: StoreError.misuse) { try ValueCipher(key: SymmetricKey.random(bitCount: 128)) }
+        #expect(throws: StoreError.misuse) { try ValueCipher(key: TidingsCrypto.SymmetricKey.random(bitCount: 128)) }
     }
 }

@@ -12,7 +12,7 @@ import TidingsCore
 /// Kills a writer process with SIGKILL at random moments and checks that every commit it reported survived.
 @Suite(.timeLimit(.minutes(5))) struct StoreCrashTests {
     /// The writer's schema (Tests/StoreCrashWriter/main.swift declares the same table).
-    static let schema = DatabaseSchema(
+    static let schema = SQLiteSchema(
         tables: [.durable("outbox")],
         migrations: [
             .init(version: 1, name: "outbox") { db in
@@ -63,14 +63,14 @@ import TidingsCore
     }
 
     private func checksum(_ bytes: [UInt8]) -> Int64 {
-        SHA256.hash(bytes).prefix(8).reduce(Int64(0)) { ($0 << 8) | Int64($1) }
+        TidingsCrypto.SHA256.hash(bytes).prefix(8).reduce(Int64(0)) { ($0 << 8) | Int64($1) }
     }
 
     @Test func everyCommittedRowSurvivesSIGKILL() async throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.writer.path), "StoreCrashWriter is not built")
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("outbox.sqlite")
-        let key = SymmetricKey.random()
+        let key = TidingsCrypto.SymmetricKey.random()
         let keyHex = key.bytes.map { String(format: "%02x", $0) }.joined()
         let cipher = try ValueCipher(key: key)
         var reported: Set<Int64> = []
@@ -84,7 +84,7 @@ import TidingsCore
                 path: path, keyHex: keyHex, linesBeforeKill: lines, extraMicroseconds: delay)
             reported.formUnion(printed)
 
-            let database = try Database(path: path, schema: Self.schema, configuration: .init(cipher: cipher))
+            let database = try SQLiteDatabase(path: path, schema: Self.schema, configuration: .init(cipher: cipher))
             #expect(database.openReport.recovery == nil, "round \(round): \(String(describing: database.openReport))")
             // Checked on the store's queue, where no test context is: problems come back as values.
             let (present, halfWritten) = try await database.read { db in

@@ -11,7 +11,7 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         do {
-            let database = try Database(path: path, schema: TestSchema.schema)
+            let database = try SQLiteDatabase(path: path, schema: TestSchema.schema)
             try database.write { try $0.execute("INSERT INTO settings VALUES ('theme', 'dark')") }
             database.close()
         }
@@ -24,8 +24,8 @@ import Testing
     @Test(arguments: [(18, UInt8(7)), (19, UInt8(3)), (19, UInt8(200)), (18, UInt8(0))])
     func unreadableFormatVersionsAreDamage(offset: Int, value: UInt8) throws {
         let (directory, path) = try damagedStore { $0[offset] = value }
-        #expect(DatabaseOpener.headerFormatProblem(path) != nil)
-        let database = try Database(path: path, schema: TestSchema.schema)
+        #expect(SQLiteOpener.headerFormatProblem(path) != nil)
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema)
         let recovery = try #require(database.openReport.recovery)
         #expect(FileManager.default.fileExists(atPath: recovery.movedTo))
         #expect(try directory.files().contains { $0.contains("corrupt") })
@@ -33,16 +33,16 @@ import Testing
 
     @Test func anUnknownSchemaFormatIsDamage() throws {
         let (directory, path) = try damagedStore { $0[44...47] = [0, 0, 0, 9] }
-        #expect(DatabaseOpener.headerFormatProblem(path) == "header schema format 9")
-        let database = try Database(path: path, schema: TestSchema.schema)
+        #expect(SQLiteOpener.headerFormatProblem(path) == "header schema format 9")
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema)
         #expect(database.openReport.recovery != nil)
         #expect(try directory.files().contains { $0.contains("corrupt") })
     }
 
     @Test func aHealthyHeaderHasNoProblem() throws {
         let (directory, path) = try damagedStore { _ in }
-        #expect(DatabaseOpener.headerFormatProblem(path) == nil)
-        #expect(try Database(path: path, schema: TestSchema.schema).openReport.recovery == nil)
+        #expect(SQLiteOpener.headerFormatProblem(path) == nil)
+        #expect(try SQLiteDatabase(path: path, schema: TestSchema.schema).openReport.recovery == nil)
         #expect(try !directory.files().contains { $0.contains("corrupt") })
     }
 }

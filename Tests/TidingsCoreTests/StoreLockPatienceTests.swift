@@ -13,7 +13,7 @@ import Testing
 /// A store's lock held only for an instant (a child process between `fork` and `exec` shares our lock file's
 /// description) does not make a needed replacement fail; a lock held for good still does.
 @Suite(.timeLimit(.minutes(1))) struct StoreLockPatienceTests {
-    private static let newer = DatabaseSchema(
+    private static let newer = SQLiteSchema(
         tables: TestSchema.tables,
         migrations: [
             TestSchema.version1,
@@ -31,14 +31,14 @@ import Testing
     @Test func aLockHeldForAnInstantIsWaitedOut() async throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
-        _ = try Database(path: path, schema: Self.newer)
+        _ = try SQLiteDatabase(path: path, schema: Self.newer)
         let held = try Self.holdLock(of: path)
         // Released 50 ms from now, while the open below waits for the lock with a patience no load can exhaust.
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { _ = close(held) }
-        let patient = Database.Configuration(lockPatience: .seconds(50))
+        let patient = SQLiteDatabase.Configuration(lockPatience: .seconds(50))
         let opened = try await onDedicatedThread("open") {
             Result {
-                try Database(path: path, schema: TestSchema.schema, configuration: patient).openReport.recovery?.reason
+                try SQLiteDatabase(path: path, schema: TestSchema.schema, configuration: patient).openReport.recovery?.reason
             }
         }
         #expect(try opened.get() == .schemaTooNew(found: 2, known: 1))
@@ -47,11 +47,11 @@ import Testing
     @Test func aLockHeldForGoodStillMeansBusy() async throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
-        _ = try Database(path: path, schema: Self.newer)
+        _ = try SQLiteDatabase(path: path, schema: Self.newer)
         let held = try Self.holdLock(of: path)
         defer { _ = close(held) }
         let opened = try await onDedicatedThread("open") {
-            Result { try Database(path: path, schema: TestSchema.schema).openReport.recovery?.reason }
+            Result { try SQLiteDatabase(path: path, schema: TestSchema.schema).openReport.recovery?.reason }
         }
         #expect(throws: StoreError.busy) { try opened.get() }
         #expect(try directory.files().allSatisfy { !$0.contains("corrupt") })

@@ -8,10 +8,10 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct StoreRecoveryTests {
     /// 2026-11-30 06:10:00 UTC: the moved-aside name is predictable.
     static let fixedNow = Date(timeIntervalSince1970: 1_796_019_000)
-    static let configuration = Database.Configuration(now: { fixedNow })
+    static let configuration = SQLiteDatabase.Configuration(now: { fixedNow })
 
     private func fill(_ path: String, rows: Int = 50) throws {
-        let database = try Database(path: path, schema: TestSchema.schema)
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema)
         try database.write { db in
             try db.execute("INSERT INTO settings VALUES ('theme', 'dark')")
             for index in 0..<rows {
@@ -23,7 +23,7 @@ import Testing
         }
     }
 
-    private func counts(_ database: Database) throws -> [String: Int] {
+    private func counts(_ database: SQLiteDatabase) throws -> [String: Int] {
         try database.read { db in
             var counts: [String: Int] = [:]
             for table in ["settings", "outbox", "messages"] {
@@ -41,10 +41,10 @@ import Testing
         try garbage.write(to: URL(fileURLWithPath: path))
 
         let log = LogCollector()
-        let database = try Database(
+        let database = try SQLiteDatabase(
             path: path, schema: TestSchema.schema,
             configuration: .init(
-                now: { Self.fixedNow }, logger: Logger(subsystem: "test", minimumLevel: .debug, sink: log.append)))
+                now: { Self.fixedNow }, logger: TidingsLogger(subsystem: "test", minimumLevel: .debug, sink: log.append)))
         let recovery = try #require(database.openReport.recovery)
         #expect(log.records.contains { $0.level == .warning && $0.message.contains(recovery.movedTo) })
         guard case .notADatabase = recovery.reason else {
@@ -68,7 +68,7 @@ import Testing
         try handle.truncate(atOffset: UInt64(size / 2))
         try handle.close()
 
-        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema, configuration: Self.configuration)
         let recovery = try #require(database.openReport.recovery)
         switch recovery.reason {
         case .corrupt, .notADatabase: break
@@ -92,7 +92,7 @@ import Testing
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.truncate(atOffset: 60)
         try handle.close()
-        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema, configuration: Self.configuration)
         #expect(database.openReport.recovery != nil)
         #expect(try counts(database)["settings"] == 0)
     }
@@ -103,7 +103,7 @@ import Testing
         try fill(path, rows: 3000)
         try damageMessagesIndex(path)
 
-        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema, configuration: Self.configuration)
         let recovery = try #require(database.openReport.recovery)
         guard case .corrupt = recovery.reason else {
             Issue.record("expected corrupt, got \(recovery.reason)")
@@ -124,7 +124,7 @@ import Testing
         try fill(path, rows: 3000)
         try damageMessagesIndex(path)
         do {
-            let database = try Database(
+            let database = try SQLiteDatabase(
                 path: path, schema: TestSchema.schema, configuration: .init(checksIntegrityOnOpen: false))
             #expect(database.openReport.recovery == nil)
             #expect(try database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM outbox") } == 3000)
@@ -134,7 +134,7 @@ import Testing
             }
         }
         // The next open with the check on replaces the file and keeps the durable rows.
-        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema, configuration: Self.configuration)
         #expect(database.openReport.recovery?.keptAllDurableData == true)
         #expect(try counts(database) == ["settings": 1, "outbox": 3000, "messages": 0])
     }
@@ -150,7 +150,7 @@ import Testing
         try fill(path)
         do {
             // A newer app version added a column to a durable table and bumped the version.
-            let newer = DatabaseSchema(
+            let newer = SQLiteSchema(
                 tables: TestSchema.tables,
                 migrations: [
                     TestSchema.version1,
@@ -158,9 +158,9 @@ import Testing
                         try db.execute("ALTER TABLE outbox ADD COLUMN priority INTEGER NOT NULL DEFAULT 0")
                     },
                 ])
-            _ = try Database(path: path, schema: newer)
+            _ = try SQLiteDatabase(path: path, schema: newer)
         }
-        let database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema, configuration: Self.configuration)
         let recovery = try #require(database.openReport.recovery)
         #expect(recovery.reason == .schemaTooNew(found: 2, known: 1))
         #expect(recovery.keptAllDurableData)
@@ -174,11 +174,11 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         try fill(path)
-        try Database(path: path, schema: TestSchema.schema).write { db in
+        try SQLiteDatabase(path: path, schema: TestSchema.schema).write { db in
             try db.execute("UPDATE messages SET body = 'same'")
         }
         // Version 2 adds a unique index that the cached messages violate; on an empty store it works.
-        let version2 = DatabaseSchema(
+        let version2 = SQLiteSchema(
             tables: TestSchema.tables,
             migrations: [
                 TestSchema.version1,
@@ -186,7 +186,7 @@ import Testing
                     try db.execute("CREATE UNIQUE INDEX messages_body ON messages(body)")
                 },
             ])
-        let database = try Database(path: path, schema: version2, configuration: Self.configuration)
+        let database = try SQLiteDatabase(path: path, schema: version2, configuration: Self.configuration)
         let recovery = try #require(database.openReport.recovery)
         guard case .migrationFailed(let version, _) = recovery.reason else {
             Issue.record("expected migrationFailed, got \(recovery.reason)")
@@ -202,17 +202,17 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         try fill(path)
-        let broken = DatabaseSchema(
+        let broken = SQLiteSchema(
             tables: TestSchema.tables,
             migrations: [
                 TestSchema.version1,
                 .init(version: 2, name: "typo") { db in try db.execute("ALTER TABLE outbx ADD COLUMN x") },
             ])
-        let error = #expect(throws: StoreError.self) { try Database(path: path, schema: broken) }
+        let error = #expect(throws: StoreError.self) { try SQLiteDatabase(path: path, schema: broken) }
         #expect(error == .migrationFailed)
         #expect(error?.message.contains("migration 2 'typo'") == true)
         #expect(try directory.files() == ["store.sqlite", "store.sqlite.lock"])
-        let database = try Database(path: path, schema: TestSchema.schema)
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema)
         #expect(database.openReport.recovery == nil)
         #expect(try counts(database) == ["settings": 1, "outbox": 50, "messages": 50])
     }
@@ -221,7 +221,7 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
-        let database = try Database(path: path, schema: TestSchema.schema)
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema)
         #expect(database.openReport.recovery == nil)
         #expect(database.openReport.migratedTo == 1)
     }
@@ -258,9 +258,9 @@ import Testing
         if round % 3 == 0 { bytes.removeLast(Int.random(in: 0..<bytes.count, using: &random)) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
 
-        let database: Database
+        let database: SQLiteDatabase
         do {
-            database = try Database(path: path, schema: TestSchema.schema, configuration: Self.configuration)
+            database = try SQLiteDatabase(path: path, schema: TestSchema.schema, configuration: Self.configuration)
         } catch {
             Issue.record("round \(round) seed \(seed): opening the damaged file threw \(error)")
             return
@@ -291,25 +291,25 @@ import Testing
     }
 
     @Test func undeclaredTablesAreRefused() throws {
-        let schema = DatabaseSchema(
+        let schema = SQLiteSchema(
             tables: [.durable("a")],
             migrations: [.init(version: 1, name: "x") { try $0.executeScript("CREATE TABLE a(x); CREATE TABLE b(y);") }]
         )
-        let error = #expect(throws: StoreError.self) { try Database.inMemory(schema: schema) }
+        let error = #expect(throws: StoreError.self) { try SQLiteDatabase.inMemory(schema: schema) }
         #expect(error == .misuse)
         #expect(error?.message.contains("table b") == true)
     }
 
     @Test func migrationVersionsMustRunWithoutGaps() throws {
-        let schema = DatabaseSchema(
+        let schema = SQLiteSchema(
             tables: [], migrations: [.init(version: 2, name: "skips one") { _ in }])
-        #expect(throws: StoreError.misuse) { try Database.inMemory(schema: schema) }
+        #expect(throws: StoreError.misuse) { try SQLiteDatabase.inMemory(schema: schema) }
     }
 
     @Test func aMissingDirectoryCannotOpen() throws {
         let directory = try StoreTemporaryDirectory()
         #expect(throws: StoreError.cannotOpen) {
-            try Database(path: directory.path("missing/store.sqlite"), schema: TestSchema.schema)
+            try SQLiteDatabase(path: directory.path("missing/store.sqlite"), schema: TestSchema.schema)
         }
     }
 }

@@ -8,8 +8,8 @@ import Testing
 /// What recovery must not do: replace a file for contention, lose a table to letter case, take damage for a
 /// wrong key; and what it must say: references left dangling, orphaned WALs set aside.
 @Suite(.timeLimit(.minutes(1))) struct StoreSafetyTests {
-    private func fill(_ path: String, schema: DatabaseSchema = TestSchema.schema, rows: Int = 3000) throws {
-        try Database(path: path, schema: schema).write { db in
+    private func fill(_ path: String, schema: SQLiteSchema = TestSchema.schema, rows: Int = 3000) throws {
+        try SQLiteDatabase(path: path, schema: schema).write { db in
             try db.execute("INSERT INTO settings VALUES ('theme', 'dark')")
             for index in 0..<rows {
                 try db.execute("INSERT INTO outbox(id, payload, created_at) VALUES (?, ?, 0)", [index, [UInt8(7)]])
@@ -18,8 +18,8 @@ import Testing
         }
     }
 
-    private func configuration(fault: @escaping @Sendable (Int) -> Int32?) -> Database.Configuration {
-        var configuration = Database.Configuration()
+    private func configuration(fault: @escaping @Sendable (Int) -> Int32?) -> SQLiteDatabase.Configuration {
+        var configuration = SQLiteDatabase.Configuration()
         configuration.quickCheckFault = fault
         return configuration
     }
@@ -32,11 +32,11 @@ import Testing
         let path = directory.path("store.sqlite")
         try fill(path, rows: 10)
         let error = #expect(throws: StoreError.self) {
-            try Database(path: path, schema: TestSchema.schema, configuration: configuration { _ in code })
+            try SQLiteDatabase(path: path, schema: TestSchema.schema, configuration: configuration { _ in code })
         }
         #expect(error?.resultCode == code)
         #expect(try directory.files() == ["store.sqlite", "store.sqlite.lock"])
-        let database = try Database(path: path, schema: TestSchema.schema)
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema)
         #expect(database.openReport.recovery == nil)
         #expect(try database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM messages") } == 10)
     }
@@ -45,7 +45,7 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         try fill(path, rows: 10)
-        let database = try Database(
+        let database = try SQLiteDatabase(
             path: path, schema: TestSchema.schema,
             configuration: configuration { attempt in attempt == 1 ? SQLITE_PROTOCOL : nil })
         #expect(database.openReport.recovery == nil)
@@ -58,7 +58,7 @@ import Testing
         try fill(path, rows: 10)
         // Only the first file's check says so; the fresh store's passes.
         let checks = Mutex(0)
-        let database = try Database(
+        let database = try SQLiteDatabase(
             path: path, schema: TestSchema.schema,
             configuration: configuration { _ in
                 checks.withLock { count in
@@ -74,13 +74,13 @@ import Testing
     @Test func aDurableTableDeclaredInAnotherCaseIsSalvaged() throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
-        let schema = DatabaseSchema(
+        let schema = SQLiteSchema(
             tables: [.durable("Settings"), .durable("OUTBOX"), .disposable("messages")],
             migrations: [TestSchema.version1])
         try fill(path, schema: schema)
         #expect(try TestSchema.damageMessagesIndex(path, schema: schema) > 1)
 
-        let database = try Database(path: path, schema: schema)
+        let database = try SQLiteDatabase(path: path, schema: schema)
         let recovery = try #require(database.openReport.recovery)
         #expect(recovery.salvaged.map(\.table) == ["Settings", "OUTBOX"])
         #expect(recovery.salvaged.map(\.rowsCopied) == [1, 3000])
@@ -95,13 +95,13 @@ import Testing
         try fill(path)
         #expect(try TestSchema.damageMessagesIndex(path) > 1)
         // The new schema declares a durable table the old file never had: nothing of it can be vouched for.
-        let schema = DatabaseSchema(
+        let schema = SQLiteSchema(
             tables: TestSchema.tables + [.durable("drafts")],
             migrations: [
                 TestSchema.version1,
                 .init(version: 2, name: "drafts") { try $0.execute("CREATE TABLE drafts(id INTEGER PRIMARY KEY)") },
             ])
-        let recovery = try #require(try Database(path: path, schema: schema).openReport.recovery)
+        let recovery = try #require(try SQLiteDatabase(path: path, schema: schema).openReport.recovery)
         #expect(recovery.tablesNotKept == ["drafts"])
         #expect(recovery.salvaged.last?.problem?.contains("not found") == true)
     }
@@ -109,7 +109,7 @@ import Testing
     @Test func foreignKeyFindingsAfterSalvageAreReported() throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
-        let schema = DatabaseSchema(
+        let schema = SQLiteSchema(
             tables: [.durable("accounts"), .durable("drafts"), .disposable("messages")],
             migrations: [
                 .init(version: 1, name: "create") { db in
@@ -121,7 +121,7 @@ import Testing
                         """)
                 }
             ])
-        try Database(path: path, schema: schema).writeWithoutTransaction { db in
+        try SQLiteDatabase(path: path, schema: schema).writeWithoutTransaction { db in
             // A draft whose account is gone: what salvage leaves when damage took the parent row.
             try db.execute("PRAGMA foreign_keys = OFF")
             try db.execute("INSERT INTO accounts VALUES (1)")
@@ -132,7 +132,7 @@ import Testing
         }
         #expect(try TestSchema.damageMessagesIndex(path, schema: schema) > 1)
 
-        let recovery = try #require(try Database(path: path, schema: schema).openReport.recovery)
+        let recovery = try #require(try SQLiteDatabase(path: path, schema: schema).openReport.recovery)
         #expect(recovery.salvaged.map(\.rowsCopied) == [1, 2])
         #expect(
             recovery.foreignKeyViolations == [.init(table: "drafts", rowID: 11, parent: "accounts", constraintIndex: 0)]
@@ -144,7 +144,7 @@ import Testing
         let path = directory.path("store.sqlite")
         let savedWAL = directory.path("saved-wal")
         do {
-            let database = try Database(path: path, schema: TestSchema.schema)
+            let database = try SQLiteDatabase(path: path, schema: TestSchema.schema)
             try database.write { try $0.execute("INSERT INTO settings VALUES ('kept', 'in the WAL')") }
             try FileManager.default.copyItem(atPath: path + "-wal", toPath: savedWAL)
         }
@@ -153,7 +153,7 @@ import Testing
         try FileManager.default.copyItem(atPath: savedWAL, toPath: path + "-wal")
         let walBytes = try Data(contentsOf: URL(fileURLWithPath: savedWAL))
 
-        let database = try Database(path: path, schema: TestSchema.schema)
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema)
         #expect(database.openReport.recovery == nil)
         #expect(database.openReport.createdFile)
         #expect(try database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM settings") } == 0)
@@ -166,9 +166,9 @@ import Testing
     @Test func aDamagedKeyCheckIsToldApartFromAWrongKey() throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
-        let key = SymmetricKey.random()
+        let key = TidingsCrypto.SymmetricKey.random()
         do {
-            let database = try Database(
+            let database = try SQLiteDatabase(
                 path: path, schema: TestSchema.schema, configuration: .init(cipher: try ValueCipher(key: key)))
             try database.write { db in
                 var bytes = try #require(
@@ -178,12 +178,12 @@ import Testing
             }
         }
         #expect(throws: StoreError.damagedKeyCheck) {
-            try Database(path: path, schema: TestSchema.schema, configuration: .init(cipher: try ValueCipher(key: key)))
+            try SQLiteDatabase(path: path, schema: TestSchema.schema, configuration: .init(cipher: try ValueCipher(key: key)))
         }
         #expect(throws: StoreError.wrongKey) {
-            try Database(
+            try SQLiteDatabase(
                 path: path, schema: TestSchema.schema,
-                configuration: .init(cipher: try ValueCipher(key: SymmetricKey.random())))
+                configuration: .init(cipher: try ValueCipher(key: TidingsCrypto.SymmetricKey.random())))
         }
         #expect(try directory.files() == ["store.sqlite", "store.sqlite.lock"])
     }
@@ -191,15 +191,15 @@ import Testing
     // MARK: Sealed values
 
     @Test func theRowTagIsKeyedSoRowKeysCannotBeTestedWithoutTheKey() throws {
-        let key = SymmetricKey.random()
+        let key = TidingsCrypto.SymmetricKey.random()
         let cipher = try ValueCipher(key: key)
         let sealed = try cipher.seal("hi", table: "contacts", column: "name", rowID: "+41791234567")
         #expect(sealed.bytes[0] == 2)
         // Anyone can compute the unkeyed hash of a guess; it must not match what the file holds.
         let guess = ValueCipher.associatedData(
             version: 1, table: "contacts", column: "name", rowID: .text("+41791234567"))
-        #expect(Array(sealed.bytes[1..<9]) != Array(SHA256.hash(guess).prefix(8)))
-        let other = try ValueCipher(key: SymmetricKey.random())
+        #expect(Array(sealed.bytes[1..<9]) != Array(TidingsCrypto.SHA256.hash(guess).prefix(8)))
+        let other = try ValueCipher(key: TidingsCrypto.SymmetricKey.random())
             .seal("hi", table: "contacts", column: "name", rowID: "+41791234567")
         #expect(Array(sealed.bytes[1..<9]) != Array(other.bytes[1..<9]))
         #expect(try cipher.openString(sealed, table: "contacts", column: "name", rowID: "+41791234567") == "hi")
@@ -209,28 +209,28 @@ import Testing
     }
 
     @Test func theRowTagIsHMACSHA256UnderTheDerivedKey() throws {
-        let cipher = try ValueCipher(key: SymmetricKey.random())
-        for rowID in [DatabaseValue.integer(42), .text("a/b"), .blob([1, 2, 3])] {
+        let cipher = try ValueCipher(key: TidingsCrypto.SymmetricKey.random())
+        for rowID in [SQLiteValue.integer(42), .text("a/b"), .blob([1, 2, 3])] {
             let binding = ValueCipher.associatedData(version: 2, table: "t", column: "c", rowID: rowID)
-            let expected = HMACSHA256.authenticationCode(for: binding, key: cipher.rowTagKey).prefix(8)
+            let expected = TidingsCrypto.HMACSHA256.authenticationCode(for: binding, key: cipher.rowTagKey).prefix(8)
             #expect(cipher.bindingTag(binding, version: 2) == Array(expected))
         }
     }
 
     @Test func valuesSealedInTheFirstFormatStillOpen() throws {
-        let key = SymmetricKey.random()
+        let key = TidingsCrypto.SymmetricKey.random()
         let cipher = try ValueCipher(key: key)
         // Format 1, as the previous release wrote it: unkeyed SHA-256 row tag, "v1" associated data.
         let binding = ValueCipher.associatedData(version: 1, table: "outbox", column: "payload", rowID: .integer(7))
-        let box = try AESGCM.sealCombined(Array("old".utf8), key: key, authenticating: binding)
-        let legacy = SealedValue(bytes: [1] + Array(SHA256.hash(binding).prefix(8)) + box)
+        let box = try TidingsCrypto.AESGCM.sealCombined(Array("old".utf8), key: key, authenticating: binding)
+        let legacy = SealedValue(bytes: [1] + Array(TidingsCrypto.SHA256.hash(binding).prefix(8)) + box)
         #expect(try cipher.openString(legacy, table: "outbox", column: "payload", rowID: Int64(7)) == "old")
         #expect(throws: StoreError.wrongRow) {
             try cipher.open(legacy, table: "outbox", column: "payload", rowID: Int64(8))
         }
         // A format-2 value relabelled as format 1 (with a matching unkeyed tag) does not open.
         let current = try cipher.seal(Array("new".utf8), table: "outbox", column: "payload", rowID: Int64(7))
-        let relabelled = SealedValue(bytes: [1] + Array(SHA256.hash(binding).prefix(8)) + current.bytes[9...])
+        let relabelled = SealedValue(bytes: [1] + Array(TidingsCrypto.SHA256.hash(binding).prefix(8)) + current.bytes[9...])
         #expect(throws: StoreError.tampered) {
             try cipher.open(relabelled, table: "outbox", column: "payload", rowID: Int64(7))
         }
@@ -242,7 +242,7 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         let limit = 64 << 10
-        let database = try Database(
+        let database = try SQLiteDatabase(
             path: path, schema: TestSchema.schema, configuration: .init(walSizeLimit: limit))
         var largest = 0
         for batch in 0..<200 {
@@ -264,7 +264,7 @@ import Testing
     @Test func checkpointTruncatesTheWAL() async throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
-        let database = try Database(path: path, schema: TestSchema.schema)
+        let database = try SQLiteDatabase(path: path, schema: TestSchema.schema)
         try await database.write { try $0.execute("INSERT INTO settings VALUES ('a', 'b')") }
         #expect(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0 > 0)
         #expect(try await database.checkpoint())
@@ -274,16 +274,16 @@ import Testing
     // MARK: Async access
 
     @Test func asyncAccessRunsOnTheStoresQueueNotTheCallersThread() async throws {
-        let database = try Database.inMemory(schema: TestSchema.schema)
+        let database = try SQLiteDatabase.inMemory(schema: TestSchema.schema)
         let onQueue = try await database.write { db in
             try db.execute("INSERT INTO settings VALUES ('a', 'b')")
-            return DispatchQueue.getSpecific(key: Database.queueKey) == true
+            return DispatchQueue.getSpecific(key: SQLiteDatabase.queueKey) == true
         }
         #expect(onQueue)
         let value = try await database.read { db in
             (
                 try db.fetchOne(String.self, "SELECT value FROM settings"),
-                DispatchQueue.getSpecific(key: Database.queueKey)
+                DispatchQueue.getSpecific(key: SQLiteDatabase.queueKey)
             )
         }
         #expect(value.0 == "b")
@@ -292,13 +292,13 @@ import Testing
 
     /// An engine shaped actor that adopts the store's executor.
     private actor Engine {
-        let database: Database
+        let database: SQLiteDatabase
         nonisolated var unownedExecutor: UnownedSerialExecutor { database.executor.asUnownedSerialExecutor() }
-        init(database: Database) { self.database = database }
+        init(database: SQLiteDatabase) { self.database = database }
 
         func save(_ value: String) throws -> Bool {
             try database.write { try $0.execute("INSERT INTO settings VALUES ('engine', ?)", [value]) }
-            return DispatchQueue.getSpecific(key: Database.queueKey) == true
+            return DispatchQueue.getSpecific(key: SQLiteDatabase.queueKey) == true
         }
 
         func readBack() async throws -> String? {
@@ -308,7 +308,7 @@ import Testing
     }
 
     @Test func anActorOnTheStoresExecutorRunsItsStoreCallsOnTheStoresQueue() async throws {
-        let engine = Engine(database: try Database.inMemory(schema: TestSchema.schema))
+        let engine = Engine(database: try SQLiteDatabase.inMemory(schema: TestSchema.schema))
         #expect(try await engine.save("on queue"))
         #expect(try await engine.readBack() == "on queue")
     }
@@ -317,17 +317,17 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         try fill(path, rows: 10)
-        let database = try await Database.open(path: path, schema: TestSchema.schema)
+        let database = try await SQLiteDatabase.open(path: path, schema: TestSchema.schema)
         #expect(database.openReport.recovery == nil)
         #expect(try await database.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM outbox") } == 10)
         // The same typed errors as the synchronous init.
         await #expect(throws: StoreError.cannotOpen) {
-            try await Database.open(path: directory.path("missing/store.sqlite"), schema: TestSchema.schema)
+            try await SQLiteDatabase.open(path: directory.path("missing/store.sqlite"), schema: TestSchema.schema)
         }
     }
 
     @Test func asyncAccessChecksCancellationBeforeItStarts() async throws {
-        let database = try Database.inMemory(schema: TestSchema.schema)
+        let database = try SQLiteDatabase.inMemory(schema: TestSchema.schema)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await database.write { try $0.execute("INSERT INTO settings VALUES ('a', 'b')") }

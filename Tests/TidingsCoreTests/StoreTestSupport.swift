@@ -24,11 +24,11 @@ final class StoreTemporaryDirectory: Sendable {
 
 /// The schema most store tests use: a durable outbox and settings, a disposable message cache.
 enum TestSchema {
-    static let tables: [DatabaseSchema.Table] = [
+    static let tables: [SQLiteSchema.Table] = [
         .durable("settings"), .durable("outbox"), .disposable("messages"),
     ]
 
-    static let version1 = DatabaseSchema.Migration(version: 1, name: "create") { db in
+    static let version1 = SQLiteSchema.Migration(version: 1, name: "create") { db in
         try db.executeScript(
             """
             CREATE TABLE settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,14 +37,14 @@ enum TestSchema {
             """)
     }
 
-    static let schema = DatabaseSchema(tables: tables, migrations: [version1])
+    static let schema = SQLiteSchema(tables: tables, migrations: [version1])
 
     /// Overwrites the root page of the messages primary-key index with `fill` bytes: the table data, the
     /// other tables and the key check stay readable, `quick_check` does not.
     /// - Returns: The damaged page number (0 or 1 means the index was not found and nothing was written).
     @discardableResult
-    static func damageMessagesIndex(_ path: String, fill: UInt8 = 0xA5, schema: DatabaseSchema = schema) throws -> Int {
-        let (pageSize, rootPage) = try Database(path: path, schema: schema).read { db in
+    static func damageMessagesIndex(_ path: String, fill: UInt8 = 0xA5, schema: SQLiteSchema = schema) throws -> Int {
+        let (pageSize, rootPage) = try SQLiteDatabase(path: path, schema: schema).read { db in
             (
                 try db.fetchOne(Int.self, "PRAGMA page_size") ?? 4096,
                 try db.fetchOne(

@@ -7,7 +7,7 @@ import Testing
 /// (Tests/StoreCrashWriter), spawned and reaped off the test thread pool.
 @Suite(.timeLimit(.minutes(1))) struct StoreTwoProcessTests {
     /// The child's schema (Tests/StoreCrashWriter/main.swift declares the same): `TestSchema` plus markers.
-    static let schema = DatabaseSchema(
+    static let schema = SQLiteSchema(
         tables: TestSchema.tables + [SQLiteMarkerStorage.table],
         migrations: [
             .init(version: 1, name: "create") { db in
@@ -45,7 +45,7 @@ import Testing
         #expect(!second.output.contains("migrationFailed"), "\(second.output)")
         #expect(try directory.files().allSatisfy { !$0.contains("corrupt") }, "\((try? directory.files()) ?? [])")
 
-        let database = try Database(path: path, schema: Self.schema)
+        let database = try SQLiteDatabase(path: path, schema: Self.schema)
         #expect(database.openReport.recovery == nil)
         #expect(try await database.read { try $0.userVersion() } == 1)
     }
@@ -54,7 +54,7 @@ import Testing
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
         do {
-            let database = try Database(path: path, schema: Self.schema)
+            let database = try SQLiteDatabase(path: path, schema: Self.schema)
             try await database.write { db in
                 for index in 0..<3000 {
                     try db.execute("INSERT INTO outbox(id, payload, created_at) VALUES (?, ?, 0)", [index, [UInt8(1)]])
@@ -66,7 +66,7 @@ import Testing
             database.close()
         }
         #expect(try TestSchema.damageMessagesIndex(path, schema: Self.schema) > 1)
-        let holder = try Database(
+        let holder = try SQLiteDatabase(
             path: path, schema: Self.schema, configuration: .init(checksIntegrityOnOpen: false))
 
         let opener = try child(["open", path], directory)
@@ -86,7 +86,7 @@ import Testing
     @Test func aMarkerAdvancedByAnotherProcessTakesTheStoredMaximum() async throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
-        let storage = SQLiteMarkerStorage(database: try Database(path: path, schema: Self.schema))
+        let storage = SQLiteMarkerStorage(database: try SQLiteDatabase(path: path, schema: Self.schema))
         let marker = try MonotonicMarker(key: "home.read", storage: storage)
         #expect(try marker.advance(to: "100"))
 

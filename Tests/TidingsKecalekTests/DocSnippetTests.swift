@@ -8,7 +8,7 @@ import TidingsSandbox
 // sandbox: when an article's snippet stops compiling or stops doing what the article says, this fails.
 
 /// Opens the cache on a queue of its own: opening reads and may migrate the file.
-private func openCache(path: String, key: SymmetricKey) async throws -> KecalekSQLiteCache {
+private func openCache(path: String, key: TidingsCrypto.SymmetricKey) async throws -> KecalekSQLiteCache {
     try await withCheckedThrowingContinuation { continuation in
         DispatchQueue(label: "app.kecalek.cache").async {
             continuation.resume(with: Result { try KecalekSQLiteCache(path: path, key: key) })
@@ -101,7 +101,7 @@ private func openCache(path: String, key: SymmetricKey) async throws -> KecalekS
 
         let endpoint = try KecalekSandboxWebSocketServer(server: server)
         defer { endpoint.stop() }
-        let cache = try await openCache(path: cacheURL.path, key: SymmetricKey.random())
+        let cache = try await openCache(path: cacheURL.path, key: TidingsCrypto.SymmetricKey.random())
         let client = KecalekClient(
             configuration: .init(userID: "alice"),
             transport: KecalekWebSocketTransport(url: endpoint.url, token: server.token(for: "alice")),

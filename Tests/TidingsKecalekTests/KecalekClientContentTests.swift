@@ -27,7 +27,7 @@ import TidingsSandbox
         tampered.messageID = "msg-evil"
         tampered.encryptedPayload[tampered.encryptedPayload.count - 1] ^= 0x01
         await harness.server.insertRaw(conversation: conversation, messageID: "msg-evil", raw: tampered.json)
-        let foreign = try (KecalekAESGCMCipher(keys: ["general": SymmetricKey.random()])).seal(
+        let foreign = try (KecalekAESGCMCipher(keys: ["general": TidingsCrypto.SymmetricKey.random()])).seal(
             Data(#"{"text":"wrong key"}"#.utf8), conversationID: conversation)
         var wrongKey = tampered
         wrongKey.messageID = "msg-wrongkey"

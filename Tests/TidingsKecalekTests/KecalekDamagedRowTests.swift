@@ -13,7 +13,7 @@ import TidingsSandbox
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = try KecalekSQLiteCache(
-            path: directory.appendingPathComponent("cache.sqlite").path, key: SymmetricKey.random())
+            path: directory.appendingPathComponent("cache.sqlite").path, key: TidingsCrypto.SymmetricKey.random())
         let harness = try await KecalekHarness(seeded: 10, reconnects: false, cache: cache)
         let first = await harness.client.messages(conversation: conversation, limit: 10)
         try #require(first.messages.count == 10)

@@ -62,7 +62,7 @@ import TidingsSandbox
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("cache.sqlite").path
-        let key = SymmetricKey.random()
+        let key = TidingsCrypto.SymmetricKey.random()
         do {
             let cache = try KecalekSQLiteCache(path: path, key: key)
             try cache.write { writer in

@@ -24,7 +24,7 @@ import TidingsSandbox
 
     @Test func messagesRoundTripWithoutReadByAndTheFileHoldsNoPlaintext() async throws {
         let path = try temporaryPath()
-        let key = SymmetricKey.random()
+        let key = TidingsCrypto.SymmetricKey.random()
         do {
             let cache = try KecalekSQLiteCache(path: path, key: key)
             let inserted = try cache.write { writer in
@@ -58,11 +58,11 @@ import TidingsSandbox
         // Reopened with the key: everything is there; with another key: refused.
         let reopened = try KecalekSQLiteCache(path: path, key: key)
         #expect(try reopened.newestMessages(conversationID: "c", limit: 1).first?.text == "tajné")
-        #expect(throws: StoreError.wrongKey) { try KecalekSQLiteCache(path: path, key: SymmetricKey.random()) }
+        #expect(throws: StoreError.wrongKey) { try KecalekSQLiteCache(path: path, key: TidingsCrypto.SymmetricKey.random()) }
     }
 
     @Test func aWriteThatFailsHalfwayLeavesNothing() throws {
-        let cache = try KecalekSQLiteCache(path: ":memory:", key: SymmetricKey.random())
+        let cache = try KecalekSQLiteCache(path: ":memory:", key: TidingsCrypto.SymmetricKey.random())
         try cache.write { writer in _ = try writer.upsert(message("1", at: 1)) }
         #expect(throws: KecalekError.self) {
             try cache.write { writer in
@@ -75,7 +75,7 @@ import TidingsSandbox
     }
 
     @Test func reactionsAndPinsUpdateInPlaceAndDeletesReportWhatWasThere() throws {
-        let cache = try KecalekSQLiteCache(path: ":memory:", key: SymmetricKey.random())
+        let cache = try KecalekSQLiteCache(path: ":memory:", key: TidingsCrypto.SymmetricKey.random())
         let outcome = try cache.write { writer in
             _ = try writer.upsert(message("1", at: 1))
             let reacted = try writer.setReactions([], conversationID: "c", messageID: "1")
@@ -93,7 +93,7 @@ import TidingsSandbox
 
     @Test func theTableRowsHoldWithTheSQLiteCacheAndOfflineAfterARelaunch() async throws {
         let path = try temporaryPath()
-        let key = SymmetricKey.random()
+        let key = TidingsCrypto.SymmetricKey.random()
         let harness = try await KecalekHarness(seeded: 60, cache: try KecalekSQLiteCache(path: path, key: key))
         let first = await harness.client.messages(conversation: KecalekHarness.conversation)
         #expect(first.source.isFull)
@@ -134,7 +134,7 @@ import TidingsSandbox
 
     @Test func theFileHoldsNoIDSenderOrControlFlagOnlyTagsInstantsAndSealedBodies() throws {
         let path = try temporaryPath()
-        let key = SymmetricKey.random()
+        let key = TidingsCrypto.SymmetricKey.random()
         let secrets = ["conv-Zq9Secret", "msg-Xy7Secret", "sender-Mallory", "_control"]
         do {
             let cache = try KecalekSQLiteCache(path: path, key: key)
@@ -161,7 +161,7 @@ import TidingsSandbox
             cache.database.close()
         }
         // Opened without the key, the table has exactly the documented columns, and none holds text.
-        let bare = try Database(path: path, schema: KecalekSQLiteCache.schema)
+        let bare = try SQLiteDatabase(path: path, schema: KecalekSQLiteCache.schema)
         #expect(
             try bare.read { try $0.columnNames(of: "kecalek_messages") } == [
                 "conversation_tag", "message_tag", "created_us", "body",
@@ -186,7 +186,7 @@ import TidingsSandbox
     }
 
     @Test func theNewestPageSkipsControlRowsAndOrdersEqualInstantsLikeTheMemoryCache() throws {
-        let sqlite = try KecalekSQLiteCache(path: ":memory:", key: SymmetricKey.random())
+        let sqlite = try KecalekSQLiteCache(path: ":memory:", key: TidingsCrypto.SymmetricKey.random())
         let memory = KecalekMemoryCache()
         // Three messages share the newest visible instant, and control messages sit among them and above.
         let messages = [
@@ -209,9 +209,9 @@ import TidingsSandbox
     @Test func aVersion1CacheIsRebuiltAndItsPlaintextIDsLeaveTheFile() throws {
         let path = try temporaryPath()
         do {
-            let version1 = DatabaseSchema(
+            let version1 = SQLiteSchema(
                 tables: [.disposable("kecalek_messages")], migrations: [KecalekSQLiteCache.schema.migrations[0]])
-            let old = try Database(path: path, schema: version1)
+            let old = try SQLiteDatabase(path: path, schema: version1)
             try old.write { db in
                 for index in 0..<200 {
                     try db.execute(
@@ -225,7 +225,7 @@ import TidingsSandbox
             old.close()
         }
         #expect(try fileBytes(path).range(of: Data("plain-conversation-id".utf8)) != nil)
-        let cache = try KecalekSQLiteCache(path: path, key: SymmetricKey.random())
+        let cache = try KecalekSQLiteCache(path: path, key: TidingsCrypto.SymmetricKey.random())
         #expect(cache.database.openReport.migratedFrom == 1)
         #expect(try cache.messageCount(conversationID: "plain-conversation-id") == 0)
         cache.database.close()
@@ -237,7 +237,7 @@ import TidingsSandbox
     @Test func readOnlyOpensReadButCreateWriteAndRecoverNothing() throws {
         let path = try temporaryPath()
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let key = SymmetricKey.random()
+        let key = TidingsCrypto.SymmetricKey.random()
         do {
             let cache = try KecalekSQLiteCache(path: path, key: key)
             try cache.write { writer in _ = try writer.upsert(message("1", at: 1_000)) }
@@ -266,7 +266,7 @@ import TidingsSandbox
 
     @Test func aDeletedMessageLeavesNoTagOrSealedBodyInTheFile() throws {
         let path = try temporaryPath()
-        let key = SymmetricKey.random()
+        let key = TidingsCrypto.SymmetricKey.random()
         do {
             let cache = try KecalekSQLiteCache(path: path, key: key)
             try cache.write { writer in
@@ -274,7 +274,7 @@ import TidingsSandbox
             }
             cache.database.close()
         }
-        let bare = try Database(path: path, schema: KecalekSQLiteCache.schema)
+        let bare = try SQLiteDatabase(path: path, schema: KecalekSQLiteCache.schema)
         let rows = try bare.read { db in
             try db.fetchAll("SELECT message_tag, body FROM kecalek_messages ORDER BY created_us") { row in
                 (tag: try row[0] as [UInt8], body: try row[1] as [UInt8])

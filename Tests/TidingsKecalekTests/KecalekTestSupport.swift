@@ -36,7 +36,7 @@ struct KecalekHarness {
         client = KecalekClient(
             configuration: .init(userID: Self.me, reconnectWait: reconnectWait, reconnects: reconnects),
             transport: transport?(server) ?? server.transport(userID: Self.me), cache: cache, decryptor: server.cipher,
-            clock: clock, logger: Logger(subsystem: "test", minimumLevel: .debug) { logs.append($0) })
+            clock: clock, logger: TidingsLogger(subsystem: "test", minimumLevel: .debug) { logs.append($0) })
         recorder = ChangeRecorder(client.changes)
         try await client.connect()
     }

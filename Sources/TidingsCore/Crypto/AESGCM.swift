@@ -4,88 +4,91 @@
     import COpenSSL
 #endif
 
-/// `AESGCM` is authenticated encryption with AES in Galois/Counter Mode (NIST SP 800-38D).
-///
-/// Keys are 128 or 256 bits, nonces 96 bits, tags 128 bits. Opening checks the tag over the
-/// ciphertext and the associated data before returning anything: any change to ciphertext, tag,
-/// nonce, associated data or key fails with ``CryptoError/authenticationFailure``.
-///
-/// For example:
-///
-/// ```swift
-/// let key = SymmetricKey.random()
-/// let box = try AESGCM.sealCombined(Array("hello".utf8), key: key, authenticating: Array("row 42".utf8))
-/// let plain = try AESGCM.openCombined(box, key: key, authenticating: Array("row 42".utf8))
-/// ```
-///
-/// - Warning: Never seal two messages under the same key and nonce; prefer ``sealCombined(_:key:authenticating:)``,
-///   which draws a random nonce.
-public enum AESGCM {
-    /// The nonce size in bytes (96 bits).
-    public static let nonceByteCount = 12
-    /// The authentication tag size in bytes (128 bits).
-    public static let tagByteCount = 16
-
-    /// Encrypts `plaintext` and authenticates it together with `aad`.
+extension TidingsCrypto {
+    /// `TidingsCrypto.AESGCM` is authenticated encryption with AES in Galois/Counter Mode (NIST SP 800-38D).
     ///
-    /// - Parameters:
-    ///   - plaintext: The bytes to encrypt (may be empty).
-    ///   - key: A 128- or 256-bit key.
-    ///   - nonce: 12 bytes, unique for this key.
-    ///   - aad: Associated data that is authenticated but not encrypted (may be empty).
-    /// - Returns: The ciphertext (as long as the plaintext) and the 16-byte tag.
-    /// - Throws: `CryptoError.invalidNonceSize`, `.invalidInput` for inputs beyond 2 GiB, `.backend`.
-    public static func seal(
-        _ plaintext: [UInt8], key: SymmetricKey, nonce: [UInt8], authenticating aad: [UInt8] = []
-    ) throws(CryptoError) -> (ciphertext: [UInt8], tag: [UInt8]) {
-        guard nonce.count == nonceByteCount else { throw .invalidNonceSize(nonce.count) }
-        return try Backend.seal(plaintext, key: key.bytes, nonce: nonce, aad: aad)
-    }
-
-    /// Checks the tag and decrypts.
+    /// Keys are 128 or 256 bits, nonces 96 bits, tags 128 bits. Opening checks the tag over the
+    /// ciphertext and the associated data before returning anything: any change to ciphertext, tag,
+    /// nonce, associated data or key fails with ``CryptoError/authenticationFailure``.
     ///
-    /// - Returns: The plaintext, only when the tag matches.
-    /// - Throws: `CryptoError.authenticationFailure` when anything was altered or the key is wrong
-    ///   (a tag of the wrong length counts as altered); `.invalidNonceSize`; `.invalidInput`; `.backend`.
-    public static func open(
-        _ ciphertext: [UInt8], tag: [UInt8], key: SymmetricKey, nonce: [UInt8], authenticating aad: [UInt8] = []
-    ) throws(CryptoError) -> [UInt8] {
-        guard nonce.count == nonceByteCount else { throw .invalidNonceSize(nonce.count) }
-        guard tag.count == tagByteCount else { throw .authenticationFailure }
-        return try Backend.open(ciphertext, tag: tag, key: key.bytes, nonce: nonce, aad: aad)
-    }
-
-    /// Encrypts under a fresh random nonce and returns `nonce ‖ ciphertext ‖ tag`
-    /// (28 bytes longer than the plaintext).
+    /// For example:
     ///
-    /// - Throws: `CryptoError.invalidInput` for inputs beyond 2 GiB, `.backend`.
-    public static func sealCombined(
-        _ plaintext: [UInt8], key: SymmetricKey, authenticating aad: [UInt8] = []
-    ) throws(CryptoError) -> [UInt8] {
-        let nonce = SecureRandom.bytes(nonceByteCount)
-        let sealed = try seal(plaintext, key: key, nonce: nonce, authenticating: aad)
-        return nonce + sealed.ciphertext + sealed.tag
-    }
-
-    /// Opens a `nonce ‖ ciphertext ‖ tag` box made by ``sealCombined(_:key:authenticating:)``.
+    /// ```swift
+    /// let key = SymmetricKey.random()
+    /// let box = try AESGCM.sealCombined(Array("hello".utf8), key: key, authenticating: Array("row 42".utf8))
+    /// let plain = try AESGCM.openCombined(box, key: key, authenticating: Array("row 42".utf8))
+    /// ```
     ///
-    /// - Throws: `CryptoError.invalidInput` when `combined` is shorter than 28 bytes,
-    ///   `.authenticationFailure` when anything was altered or the key is wrong, `.backend`.
-    public static func openCombined(
-        _ combined: [UInt8], key: SymmetricKey, authenticating aad: [UInt8] = []
-    ) throws(CryptoError) -> [UInt8] {
-        guard combined.count >= nonceByteCount + tagByteCount else {
-            throw .invalidInput("AES-GCM box of \(combined.count) bytes is shorter than nonce and tag (28)")
+    /// - Warning: Never seal two messages under the same key and nonce; prefer ``sealCombined(_:key:authenticating:)``,
+    ///   which draws a random nonce.
+    public enum AESGCM {
+        /// The nonce size in bytes (96 bits).
+        public static let nonceByteCount = 12
+        /// The authentication tag size in bytes (128 bits).
+        public static let tagByteCount = 16
+
+        /// Encrypts `plaintext` and authenticates it together with `aad`.
+        ///
+        /// - Parameters:
+        ///   - plaintext: The bytes to encrypt (may be empty).
+        ///   - key: A 128- or 256-bit key.
+        ///   - nonce: 12 bytes, unique for this key.
+        ///   - aad: Associated data that is authenticated but not encrypted (may be empty).
+        /// - Returns: The ciphertext (as long as the plaintext) and the 16-byte tag.
+        /// - Throws: `CryptoError.invalidNonceSize`, `.invalidInput` for inputs beyond 2 GiB, `.backend`.
+        public static func seal(
+            _ plaintext: [UInt8], key: TidingsCrypto.SymmetricKey, nonce: [UInt8], authenticating aad: [UInt8] = []
+        ) throws(CryptoError) -> (ciphertext: [UInt8], tag: [UInt8]) {
+            guard nonce.count == nonceByteCount else { throw .invalidNonceSize(nonce.count) }
+            return try Backend.seal(plaintext, key: key.bytes, nonce: nonce, aad: aad)
         }
-        let nonce = Array(combined[..<nonceByteCount])
-        let ciphertext = Array(combined[nonceByteCount..<(combined.count - tagByteCount)])
-        let tag = Array(combined[(combined.count - tagByteCount)...])
-        return try open(ciphertext, tag: tag, key: key, nonce: nonce, authenticating: aad)
+
+        /// Checks the tag and decrypts.
+        ///
+        /// - Returns: The plaintext, only when the tag matches.
+        /// - Throws: `CryptoError.authenticationFailure` when anything was altered or the key is wrong
+        ///   (a tag of the wrong length counts as altered); `.invalidNonceSize`; `.invalidInput`; `.backend`.
+        public static func open(
+            _ ciphertext: [UInt8], tag: [UInt8], key: TidingsCrypto.SymmetricKey, nonce: [UInt8],
+            authenticating aad: [UInt8] = []
+        ) throws(CryptoError) -> [UInt8] {
+            guard nonce.count == nonceByteCount else { throw .invalidNonceSize(nonce.count) }
+            guard tag.count == tagByteCount else { throw .authenticationFailure }
+            return try Backend.open(ciphertext, tag: tag, key: key.bytes, nonce: nonce, aad: aad)
+        }
+
+        /// Encrypts under a fresh random nonce and returns `nonce ‖ ciphertext ‖ tag`
+        /// (28 bytes longer than the plaintext).
+        ///
+        /// - Throws: `CryptoError.invalidInput` for inputs beyond 2 GiB, `.backend`.
+        public static func sealCombined(
+            _ plaintext: [UInt8], key: TidingsCrypto.SymmetricKey, authenticating aad: [UInt8] = []
+        ) throws(CryptoError) -> [UInt8] {
+            let nonce = TidingsCrypto.SecureRandom.bytes(nonceByteCount)
+            let sealed = try seal(plaintext, key: key, nonce: nonce, authenticating: aad)
+            return nonce + sealed.ciphertext + sealed.tag
+        }
+
+        /// Opens a `nonce ‖ ciphertext ‖ tag` box made by ``sealCombined(_:key:authenticating:)``.
+        ///
+        /// - Throws: `CryptoError.invalidInput` when `combined` is shorter than 28 bytes,
+        ///   `.authenticationFailure` when anything was altered or the key is wrong, `.backend`.
+        public static func openCombined(
+            _ combined: [UInt8], key: TidingsCrypto.SymmetricKey, authenticating aad: [UInt8] = []
+        ) throws(CryptoError) -> [UInt8] {
+            guard combined.count >= nonceByteCount + tagByteCount else {
+                throw .invalidInput("AES-GCM box of \(combined.count) bytes is shorter than nonce and tag (28)")
+            }
+            let nonce = Array(combined[..<nonceByteCount])
+            let ciphertext = Array(combined[nonceByteCount..<(combined.count - tagByteCount)])
+            let tag = Array(combined[(combined.count - tagByteCount)...])
+            return try open(ciphertext, tag: tag, key: key, nonce: nonce, authenticating: aad)
+        }
     }
 }
 
 #if canImport(CryptoKit)
-    extension AESGCM {
+    extension TidingsCrypto.AESGCM {
         fileprivate enum Backend {
             static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8]) throws(CryptoError) -> (
                 ciphertext: [UInt8], tag: [UInt8]
@@ -115,7 +118,7 @@ public enum AESGCM {
         }
     }
 #else
-    extension AESGCM {
+    extension TidingsCrypto.AESGCM {
         fileprivate enum Backend {
             static func cipher(forKeyCount count: Int) -> OpaquePointer? {
                 count == 16 ? EVP_aes_128_gcm() : EVP_aes_256_gcm()

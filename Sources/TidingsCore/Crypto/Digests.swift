@@ -4,53 +4,59 @@
     import COpenSSL
 #endif
 
-/// `SHA256` is the SHA-256 hash function (FIPS 180-4).
-public enum SHA256 {
-    /// The digest size in bytes.
-    public static let byteCount = 32
-
-    /// Returns the 32-byte SHA-256 digest of `data`.
-    public static func hash(_ data: [UInt8]) -> [UInt8] {
-        #if canImport(CryptoKit)
-            Array(CryptoKit.SHA256.hash(data: data))
-        #else
-            openSSLDigest(data, algorithm: EVP_sha256(), byteCount: byteCount)
-        #endif
-    }
-}
-
-/// `SHA512` is the SHA-512 hash function (FIPS 180-4).
-public enum SHA512 {
-    /// The digest size in bytes.
-    public static let byteCount = 64
-
-    /// Returns the 64-byte SHA-512 digest of `data`.
-    public static func hash(_ data: [UInt8]) -> [UInt8] {
-        #if canImport(CryptoKit)
-            Array(CryptoKit.SHA512.hash(data: data))
-        #else
-            openSSLDigest(data, algorithm: EVP_sha512(), byteCount: byteCount)
-        #endif
-    }
-}
-
-/// `Insecure` holds algorithms that are broken for security and kept only for protocols that require them.
-public enum Insecure {
-    /// `SHA1` is SHA-1, kept only because the WebSocket handshake (RFC 6455 §4.2.2) and
-    /// RSA-OAEP as the Nextcloud push proxy uses it require it.
-    ///
-    /// - Warning: Never use it to protect anything: SHA-1 collisions are practical.
-    public enum SHA1 {
+extension TidingsCrypto {
+    /// `TidingsCrypto.SHA256` is the SHA-256 hash function (FIPS 180-4).
+    public enum SHA256 {
         /// The digest size in bytes.
-        public static let byteCount = 20
+        public static let byteCount = 32
 
-        /// Returns the 20-byte SHA-1 digest of `data`.
+        /// Returns the 32-byte SHA-256 digest of `data`.
         public static func hash(_ data: [UInt8]) -> [UInt8] {
             #if canImport(CryptoKit)
-                Array(CryptoKit.Insecure.SHA1.hash(data: data))
+                Array(CryptoKit.SHA256.hash(data: data))
             #else
-                openSSLDigest(data, algorithm: EVP_sha1(), byteCount: byteCount)
+                openSSLDigest(data, algorithm: EVP_sha256(), byteCount: byteCount)
             #endif
+        }
+    }
+}
+
+extension TidingsCrypto {
+    /// `TidingsCrypto.SHA512` is the SHA-512 hash function (FIPS 180-4).
+    public enum SHA512 {
+        /// The digest size in bytes.
+        public static let byteCount = 64
+
+        /// Returns the 64-byte SHA-512 digest of `data`.
+        public static func hash(_ data: [UInt8]) -> [UInt8] {
+            #if canImport(CryptoKit)
+                Array(CryptoKit.SHA512.hash(data: data))
+            #else
+                openSSLDigest(data, algorithm: EVP_sha512(), byteCount: byteCount)
+            #endif
+        }
+    }
+}
+
+extension TidingsCrypto {
+    /// `TidingsCrypto.Insecure` holds algorithms that are broken for security and kept only for protocols that require them.
+    public enum Insecure {
+        /// `SHA1` is SHA-1, kept only because the WebSocket handshake (RFC 6455 §4.2.2) and
+        /// RSA-OAEP as the Nextcloud push proxy uses it require it.
+        ///
+        /// - Warning: Never use it to protect anything: SHA-1 collisions are practical.
+        public enum SHA1 {
+            /// The digest size in bytes.
+            public static let byteCount = 20
+
+            /// Returns the 20-byte SHA-1 digest of `data`.
+            public static func hash(_ data: [UInt8]) -> [UInt8] {
+                #if canImport(CryptoKit)
+                    Array(CryptoKit.Insecure.SHA1.hash(data: data))
+                #else
+                    openSSLDigest(data, algorithm: EVP_sha1(), byteCount: byteCount)
+                #endif
+            }
         }
     }
 }

@@ -4,89 +4,93 @@
     import COpenSSL
 #endif
 
-/// `P256` groups operations on the NIST P-256 curve (secp256r1, prime256v1).
-public enum P256 {
-    /// Elliptic-curve Diffie-Hellman (ECDH) on P-256, as Web Push (RFC 8291) uses it.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let mine = try P256.KeyAgreement.PrivateKey()
-    /// let theirs = try P256.KeyAgreement.PublicKey(x963Representation: serverKeyBytes)
-    /// let secret = try mine.sharedSecretFromKeyAgreement(with: theirs)    // 32 bytes
-    /// ```
-    public enum KeyAgreement {
-        /// A P-256 private key (a scalar `1 ≤ d < n`).
+extension TidingsCrypto {
+    /// `TidingsCrypto.P256` groups operations on the NIST P-256 curve (secp256r1, prime256v1).
+    public enum P256 {
+        /// Elliptic-curve Diffie-Hellman (ECDH) on P-256, as Web Push (RFC 8291) uses it.
         ///
-        /// Its `description` and its mirror never show the scalar.
-        public struct PrivateKey: Sendable, CustomStringConvertible, CustomReflectable {
-            /// The 32-byte big-endian private scalar.
+        /// For example:
+        ///
+        /// ```swift
+        /// let mine = try P256.KeyAgreement.PrivateKey()
+        /// let theirs = try P256.KeyAgreement.PublicKey(x963Representation: serverKeyBytes)
+        /// let secret = try mine.sharedSecretFromKeyAgreement(with: theirs)    // 32 bytes
+        /// ```
+        public enum KeyAgreement {
+            /// A P-256 private key (a scalar `1 ≤ d < n`).
             ///
-            /// - Warning: Secret. Store it only where the app keeps secrets.
-            public let rawRepresentation: [UInt8]
-            /// The matching public key.
-            public let publicKey: PublicKey
+            /// Its `description` and its mirror never show the scalar.
+            public struct PrivateKey: Sendable, CustomStringConvertible, CustomReflectable {
+                /// The 32-byte big-endian private scalar.
+                ///
+                /// - Warning: Secret. Store it only where the app keeps secrets.
+                public let rawRepresentation: [UInt8]
+                /// The matching public key.
+                public let publicKey: PublicKey
 
-            /// Generates a fresh key pair from the secure random source.
-            ///
-            /// - Throws: `CryptoError.backend` if the platform library fails.
-            public init() throws(CryptoError) {
-                // Rejection sampling: a uniformly random 256-bit string is a valid scalar with
-                // probability 1 - 2^-32, so this loop practically always ends on the first draw.
-                for _ in 0..<64 {
-                    if let key = try? PrivateKey(rawRepresentation: SecureRandom.bytes(32)) {
-                        self = key
-                        return
+                /// Generates a fresh key pair from the secure random source.
+                ///
+                /// - Throws: `CryptoError.backend` if the platform library fails.
+                public init() throws(CryptoError) {
+                    // Rejection sampling: a uniformly random 256-bit string is a valid scalar with
+                    // probability 1 - 2^-32, so this loop practically always ends on the first draw.
+                    for _ in 0..<64 {
+                        if let key = try? PrivateKey(rawRepresentation: TidingsCrypto.SecureRandom.bytes(32)) {
+                            self = key
+                            return
+                        }
                     }
+                    throw .backend("P-256 key generation found no valid scalar")
                 }
-                throw .backend("P-256 key generation found no valid scalar")
-            }
 
-            /// Imports a 32-byte big-endian private scalar and derives its public key.
-            ///
-            /// - Throws: `CryptoError.invalidKey` unless the bytes are 32 long and `1 ≤ d < n`.
-            public init(rawRepresentation: [UInt8]) throws(CryptoError) {
-                guard rawRepresentation.count == 32 else {
-                    throw .invalidKey("P-256 private key must be 32 bytes, got \(rawRepresentation.count)")
+                /// Imports a 32-byte big-endian private scalar and derives its public key.
+                ///
+                /// - Throws: `CryptoError.invalidKey` unless the bytes are 32 long and `1 ≤ d < n`.
+                public init(rawRepresentation: [UInt8]) throws(CryptoError) {
+                    guard rawRepresentation.count == 32 else {
+                        throw .invalidKey("P-256 private key must be 32 bytes, got \(rawRepresentation.count)")
+                    }
+                    let publicBytes = try P256Backend.publicPoint(forScalar: rawRepresentation)
+                    self.rawRepresentation = rawRepresentation
+                    self.publicKey = PublicKey(validated: publicBytes)
                 }
-                let publicBytes = try P256Backend.publicPoint(forScalar: rawRepresentation)
-                self.rawRepresentation = rawRepresentation
-                self.publicKey = PublicKey(validated: publicBytes)
-            }
 
-            /// Computes the ECDH shared secret with `publicKeyShare`: the 32-byte x coordinate of d·Q.
-            ///
-            /// - Throws: `CryptoError.backend` if the platform library fails.
-            public func sharedSecretFromKeyAgreement(with publicKeyShare: PublicKey) throws(CryptoError) -> [UInt8] {
-                try P256Backend.sharedSecret(scalar: rawRepresentation, peer: publicKeyShare.x963Representation)
-            }
-
-            public var description: String { "P256.KeyAgreement.PrivateKey(redacted)" }
-            /// Shows the public key only, so `dump(_:)` cannot print the scalar.
-            public var customMirror: Mirror {
-                Mirror(self, children: ["publicKey": publicKey], displayStyle: .struct)
-            }
-        }
-
-        /// A P-256 public key: a point on the curve, not the point at infinity.
-        public struct PublicKey: Sendable, Hashable {
-            /// The 65-byte uncompressed ANSI X9.63 encoding: `0x04 ‖ x ‖ y`.
-            public let x963Representation: [UInt8]
-
-            /// Imports an uncompressed X9.63 point.
-            ///
-            /// - Throws: `CryptoError.invalidKey` unless the bytes are 65 long, start with `0x04` and
-            ///   name a point on the curve.
-            public init(x963Representation: [UInt8]) throws(CryptoError) {
-                guard x963Representation.count == 65, x963Representation.first == 0x04 else {
-                    throw .invalidKey(
-                        "P-256 public key must be a 65-byte uncompressed point, got \(x963Representation.count) bytes")
+                /// Computes the ECDH shared secret with `publicKeyShare`: the 32-byte x coordinate of d·Q.
+                ///
+                /// - Throws: `CryptoError.backend` if the platform library fails.
+                public func sharedSecretFromKeyAgreement(with publicKeyShare: PublicKey) throws(CryptoError) -> [UInt8]
+                {
+                    try P256Backend.sharedSecret(scalar: rawRepresentation, peer: publicKeyShare.x963Representation)
                 }
-                try P256Backend.validatePoint(x963Representation)
-                self.x963Representation = x963Representation
+
+                public var description: String { "P256.KeyAgreement.PrivateKey(redacted)" }
+                /// Shows the public key only, so `dump(_:)` cannot print the scalar.
+                public var customMirror: Mirror {
+                    Mirror(self, children: ["publicKey": publicKey], displayStyle: .struct)
+                }
             }
 
-            init(validated bytes: [UInt8]) { x963Representation = bytes }
+            /// A P-256 public key: a point on the curve, not the point at infinity.
+            public struct PublicKey: Sendable, Hashable {
+                /// The 65-byte uncompressed ANSI X9.63 encoding: `0x04 ‖ x ‖ y`.
+                public let x963Representation: [UInt8]
+
+                /// Imports an uncompressed X9.63 point.
+                ///
+                /// - Throws: `CryptoError.invalidKey` unless the bytes are 65 long, start with `0x04` and
+                ///   name a point on the curve.
+                public init(x963Representation: [UInt8]) throws(CryptoError) {
+                    guard x963Representation.count == 65, x963Representation.first == 0x04 else {
+                        throw .invalidKey(
+                            "P-256 public key must be a 65-byte uncompressed point, got \(x963Representation.count) bytes"
+                        )
+                    }
+                    try P256Backend.validatePoint(x963Representation)
+                    self.x963Representation = x963Representation
+                }
+
+                init(validated bytes: [UInt8]) { x963Representation = bytes }
+            }
         }
     }
 }

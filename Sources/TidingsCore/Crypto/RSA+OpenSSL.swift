@@ -30,7 +30,7 @@
         static func checkSize(_ handle: RSAKeyHandle) throws(CryptoError) {
             guard EVP_PKEY_get_base_id(handle.key) == NID_rsaEncryption else { throw .invalidKey("not an RSA key") }
             let bits = bitCount(handle)
-            guard RSA.allowedBitCounts.contains(bits) else {
+            guard TidingsCrypto.RSA.allowedBitCounts.contains(bits) else {
                 throw .invalidKey("RSA key of \(bits) bits; allowed 2048...4096")
             }
         }
@@ -95,7 +95,7 @@
 
         /// Creates an operation context for `handle` configured for `padding`.
         private static func context(
-            for handle: RSAKeyHandle, padding: RSA.Padding, initialise: (OpaquePointer) -> Int32
+            for handle: RSAKeyHandle, padding: TidingsCrypto.RSA.Padding, initialise: (OpaquePointer) -> Int32
         ) throws(CryptoError) -> OpaquePointer {
             guard let context = EVP_PKEY_CTX_new_from_pkey(nil, handle.key, nil) else {
                 throw openSSLFailure("EVP_PKEY_CTX_new_from_pkey")
@@ -117,7 +117,8 @@
             return context
         }
 
-        static func encrypt(_ plaintext: [UInt8], key: RSAKeyHandle, padding: RSA.Padding) throws(CryptoError)
+        static func encrypt(_ plaintext: [UInt8], key: RSAKeyHandle, padding: TidingsCrypto.RSA.Padding)
+            throws(CryptoError)
             -> [UInt8]
         {
             let context = try context(for: key, padding: padding) { EVP_PKEY_encrypt_init($0) }
@@ -131,7 +132,8 @@
             return Array(output.prefix(length))
         }
 
-        static func decrypt(_ ciphertext: [UInt8], key: RSAKeyHandle, padding: RSA.Padding) throws(CryptoError)
+        static func decrypt(_ ciphertext: [UInt8], key: RSAKeyHandle, padding: TidingsCrypto.RSA.Padding)
+            throws(CryptoError)
             -> [UInt8]
         {
             if padding == .pkcs1v15 && !hasNativeImplicitRejection {

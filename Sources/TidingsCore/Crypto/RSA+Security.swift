@@ -23,7 +23,7 @@
 
         static func checkSize(_ handle: RSAKeyHandle) throws(CryptoError) {
             let bits = bitCount(handle)
-            guard RSA.allowedBitCounts.contains(bits) else {
+            guard TidingsCrypto.RSA.allowedBitCounts.contains(bits) else {
                 throw .invalidKey("RSA key of \(bits) bits; allowed 2048...4096")
             }
         }
@@ -40,15 +40,15 @@
         static func importPrivate(pem: String) throws(CryptoError) -> RSAKeyHandle {
             let pkcs1: [UInt8]
             if pem.contains("-----BEGIN RSA PRIVATE KEY-----") {
-                pkcs1 = try PEM.decode(pem, label: "RSA PRIVATE KEY")
+                pkcs1 = try TidingsCrypto.PEM.decode(pem, label: "RSA PRIVATE KEY")
             } else {
-                pkcs1 = try RSAKeyDER.pkcs1PrivateKey(fromPKCS8: PEM.decode(pem, label: "PRIVATE KEY"))
+                pkcs1 = try RSAKeyDER.pkcs1PrivateKey(fromPKCS8: TidingsCrypto.PEM.decode(pem, label: "PRIVATE KEY"))
             }
             return try makeKey(pkcs1: pkcs1, keyClass: kSecAttrKeyClassPrivate)
         }
 
         static func importPublic(pem: String) throws(CryptoError) -> RSAKeyHandle {
-            let spki = try PEM.decode(pem, label: "PUBLIC KEY")
+            let spki = try TidingsCrypto.PEM.decode(pem, label: "PUBLIC KEY")
             return try makeKey(
                 pkcs1: RSAKeyDER.pkcs1PublicKey(fromSubjectPublicKeyInfo: spki), keyClass: kSecAttrKeyClassPublic)
         }
@@ -62,11 +62,12 @@
         }
 
         static func exportPrivatePEM(_ handle: RSAKeyHandle) throws(CryptoError) -> String {
-            PEM.encode(RSAKeyDER.pkcs8(wrapping: try externalRepresentation(handle)), label: "PRIVATE KEY")
+            TidingsCrypto.PEM.encode(
+                RSAKeyDER.pkcs8(wrapping: try externalRepresentation(handle)), label: "PRIVATE KEY")
         }
 
         static func exportPublicPEM(_ handle: RSAKeyHandle) throws(CryptoError) -> String {
-            PEM.encode(
+            TidingsCrypto.PEM.encode(
                 RSAKeyDER.subjectPublicKeyInfo(wrapping: try externalRepresentation(handle)), label: "PUBLIC KEY")
         }
 
@@ -75,14 +76,15 @@
             return RSAKeyHandle(key: key)
         }
 
-        private static func algorithm(_ padding: RSA.Padding) -> SecKeyAlgorithm {
+        private static func algorithm(_ padding: TidingsCrypto.RSA.Padding) -> SecKeyAlgorithm {
             switch padding {
             case .oaepSHA1: .rsaEncryptionOAEPSHA1
             case .pkcs1v15: .rsaEncryptionPKCS1
             }
         }
 
-        static func encrypt(_ plaintext: [UInt8], key: RSAKeyHandle, padding: RSA.Padding) throws(CryptoError)
+        static func encrypt(_ plaintext: [UInt8], key: RSAKeyHandle, padding: TidingsCrypto.RSA.Padding)
+            throws(CryptoError)
             -> [UInt8]
         {
             var error: Unmanaged<CFError>?
@@ -91,7 +93,8 @@
             return [UInt8](data as Data)
         }
 
-        static func decrypt(_ ciphertext: [UInt8], key: RSAKeyHandle, padding: RSA.Padding) throws(CryptoError)
+        static func decrypt(_ ciphertext: [UInt8], key: RSAKeyHandle, padding: TidingsCrypto.RSA.Padding)
+            throws(CryptoError)
             -> [UInt8]
         {
             if padding == .pkcs1v15 { return try decryptRejectingImplicitly(ciphertext, key: key) }

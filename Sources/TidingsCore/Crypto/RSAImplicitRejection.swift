@@ -36,7 +36,7 @@ enum RSAImplicitRejection {
     /// The key derivation key: HMAC-SHA256 keyed with SHA-256 of the private exponent `d` (big-endian,
     /// padded to the modulus length) over the ciphertext (padded the same way).
     static func keyDerivationKey(privateExponent: [UInt8], ciphertext: [UInt8]) -> [UInt8] {
-        HMACSHA256.authenticationCode(for: ciphertext, key: SHA256.hash(privateExponent))
+        TidingsCrypto.HMACSHA256.authenticationCode(for: ciphertext, key: TidingsCrypto.SHA256.hash(privateExponent))
     }
 
     /// `byteCount` pseudo-random bytes: HMAC-SHA256(kdk, be16(counter) ‖ label ‖ be16(bits)) blocks.
@@ -44,13 +44,13 @@ enum RSAImplicitRejection {
         // Modulus lengths are at most 512 bytes (4096 bits), so the bit count fits in 16 bits.
         let bitCount = UInt16(truncatingIfNeeded: byteCount * 8)
         var output: [UInt8] = []
-        output.reserveCapacity(byteCount + HMACSHA256.byteCount)
+        output.reserveCapacity(byteCount + TidingsCrypto.HMACSHA256.byteCount)
         var counter: UInt16 = 0
         while output.count < byteCount {
             let input =
                 [UInt8(counter >> 8), UInt8(counter & 0xFF)] + Array(label.utf8)
                 + [UInt8(bitCount >> 8), UInt8(bitCount & 0xFF)]
-            output += HMACSHA256.authenticationCode(for: input, key: kdk)
+            output += TidingsCrypto.HMACSHA256.authenticationCode(for: input, key: kdk)
             counter &+= 1
         }
         return Array(output.prefix(byteCount))

@@ -82,7 +82,7 @@ public final class MonotonicMarker: @unchecked Sendable {
     /// The storage key.
     public let key: String
     private let storage: any MarkerStorage
-    private let logger: Logger
+    private let logger: TidingsLogger
     private let lock = NSLock()
     private var current: ServerID?
     private var refused = 0
@@ -90,7 +90,7 @@ public final class MonotonicMarker: @unchecked Sendable {
     /// Loads the marker's stored value.
     ///
     /// - Throws: Whatever the storage throws while loading.
-    public init(key: String, storage: any MarkerStorage, logger: Logger = .disabled) throws {
+    public init(key: String, storage: any MarkerStorage, logger: TidingsLogger = .disabled) throws {
         self.key = key
         self.storage = storage
         self.logger = logger

@@ -19,20 +19,20 @@ public final class SQLiteMarkerStorage: MarkerStorage, Sendable {
     public static let tableName = "tidings_markers"
 
     /// The table's declaration: durable, because a lost marker re-notifies the user of old things.
-    public static let table = DatabaseSchema.Table.durable(tableName)
+    public static let table = SQLiteSchema.Table.durable(tableName)
 
     /// Creates the table; call it from one of the schema's migrations.
     ///
     /// - Throws: ``StoreError`` from SQLite.
-    public static func createTable(_ db: DatabaseConnection) throws {
+    public static func createTable(_ db: SQLiteConnection) throws {
         try db.execute(
             "CREATE TABLE IF NOT EXISTS \(tableName)(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT")
     }
 
-    private let database: Database
+    private let database: SQLiteDatabase
 
     /// Uses `database`, whose schema must include ``table``.
-    public init(database: Database) { self.database = database }
+    public init(database: SQLiteDatabase) { self.database = database }
 
     /// Reads the marker for `key`.
     ///
@@ -74,7 +74,7 @@ public final class SQLiteMarkerStorage: MarkerStorage, Sendable {
         }
     }
 
-    private static func upsert(_ db: DatabaseConnection, _ value: ServerID, key: String) throws -> ServerID {
+    private static func upsert(_ db: SQLiteConnection, _ value: ServerID, key: String) throws -> ServerID {
         // BINARY comparison of TEXT is memcmp over UTF-8, and CAST AS BLOB measures bytes, which is
         // exactly ServerID's order: length first, then bytes.
         try db.execute(

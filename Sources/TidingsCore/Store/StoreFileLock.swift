@@ -7,8 +7,8 @@
 /// The advisory lock every open store holds on `<name>.lock` beside its file.
 ///
 /// SQLite's own locks last only as long as a transaction, so they cannot tell whether another connection
-/// still has the file open. Every `Database` holds this lock shared for as long as it is open; replacing the
-/// file needs it exclusively, so a file another connection (another process, or another `Database` in this
+/// still has the file open. Every `SQLiteDatabase` holds this lock shared for as long as it is open; replacing the
+/// file needs it exclusively, so a file another connection (another process, or another `SQLiteDatabase` in this
 /// one) has open is never moved aside under it. `flock` locks belong to the open file description, so two
 /// stores in one process conflict just as two processes do, and the kernel drops the lock when a process dies.
 ///
@@ -43,10 +43,10 @@ final class StoreFileLock: @unchecked Sendable {
     /// `flock` may drop the shared lock before taking the exclusive one; on failure the shared lock is taken
     /// again (it cannot be refused then, since nobody holds it exclusively).
     ///
-    /// A lock held for a moment is retried for up to `patience` (``Database/Configuration/lockPatience``): a
+    /// A lock held for a moment is retried for up to `patience` (``SQLiteDatabase/Configuration/lockPatience``): a
     /// child process that this process spawns shares every open file description until its `exec` closes them
     /// (`O_CLOEXEC` acts only then), so for that instant it holds our shared lock too. Like the rest of the synchronous open, the retry waits on
-    /// the caller's thread; `Database.open` runs it off the cooperative pool.
+    /// the caller's thread; `SQLiteDatabase.open` runs it off the cooperative pool.
     ///
     /// - Throws: ``StoreError/busy`` naming the file when another connection has it open.
     func lockExclusively(databasePath: String, patience: Duration) throws {

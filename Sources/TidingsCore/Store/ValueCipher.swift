@@ -8,7 +8,7 @@
 /// someone holding the file cannot test guesses of row keys (phone numbers, message IDs) offline. Format 1
 /// (written before) used a plain SHA-256 of the place; such values still open, and are rewritten as format 2
 /// whenever the app seals them again.
-public struct SealedValue: Sendable, Equatable, DatabaseValueConvertible {
+public struct SealedValue: Sendable, Equatable, SQLiteValueConvertible {
     /// The stored bytes.
     public let bytes: [UInt8]
 
@@ -17,9 +17,9 @@ public struct SealedValue: Sendable, Equatable, DatabaseValueConvertible {
         self.bytes = bytes
     }
 
-    public var databaseValue: DatabaseValue { .blob(bytes) }
+    public var databaseValue: SQLiteValue { .blob(bytes) }
 
-    public init(databaseColumn column: DatabaseColumn) throws {
+    public init(databaseColumn column: SQLiteColumn) throws {
         guard column.storage == .blob else { throw column.mismatch("SealedValue") }
         self.bytes = column.bytes
     }
@@ -29,7 +29,7 @@ public struct SealedValue: Sendable, Equatable, DatabaseValueConvertible {
     /// The first format: unkeyed row tag; read, never written.
     static let legacyVersion: UInt8 = 1
     static let bindingByteCount = 8
-    static let overhead = 1 + bindingByteCount + AESGCM.nonceByteCount + AESGCM.tagByteCount
+    static let overhead = 1 + bindingByteCount + TidingsCrypto.AESGCM.nonceByteCount + TidingsCrypto.AESGCM.tagByteCount
 }
 
 /// A `ValueCipher` encrypts column values at rest with AES-256-GCM under a key the app supplies.
@@ -39,7 +39,7 @@ public struct SealedValue: Sendable, Equatable, DatabaseValueConvertible {
 /// ``StoreError/wrongRow``, and changed bytes fail with ``StoreError/tampered``. Opening never returns
 /// unauthenticated bytes.
 ///
-/// Give the same cipher in ``Database/Configuration/cipher`` and the store checks the key when it opens, so a
+/// Give the same cipher in ``SQLiteDatabase/Configuration/cipher`` and the store checks the key when it opens, so a
 /// wrong key fails once with ``StoreError/wrongKey`` instead of value by value.
 ///
 /// For example:
@@ -51,27 +51,27 @@ public struct SealedValue: Sendable, Equatable, DatabaseValueConvertible {
 /// let plain = try cipher.open(sealed, table: "outbox", column: "payload", rowID: id)
 /// ```
 public struct ValueCipher: Sendable {
-    private let key: SymmetricKey
+    private let key: TidingsCrypto.SymmetricKey
     /// The HMAC key of format-2 row tags, derived from `key` so the tag reveals nothing without it.
     let rowTagKey: [UInt8]
     /// `rowTagKey` padded to SHA-256's block and XORed with HMAC's inner and outer pads, computed once: a tag
-    /// then costs two plain hashes, as cheap as sealing needs (RFC 2104; equal to `HMACSHA256`).
+    /// then costs two plain hashes, as cheap as sealing needs (RFC 2104; equal to `TidingsCrypto.HMACSHA256`).
     private let innerPad: [UInt8]
     private let outerPad: [UInt8]
 
     /// Creates a cipher for a 256-bit key.
     ///
     /// - Throws: ``StoreError/misuse`` unless the key has 256 bits.
-    public init(key: SymmetricKey) throws {
+    public init(key: TidingsCrypto.SymmetricKey) throws {
         guard key.bitCount == 256 else {
             throw StoreError.misuse("ValueCipher needs a 256-bit key, got \(key.bitCount)")
         }
         self.key = key
         // HKDF with a fixed label: a 256-bit key goes in, so this cannot fail; the fallback is unreachable.
         self.rowTagKey =
-            (try? HKDF.deriveKey(
+            (try? TidingsCrypto.HKDF.deriveKey(
                 inputKeyMaterial: key.bytes, info: Array("tidings.sealed.row-tag".utf8), outputByteCount: 32))
-            ?? SHA256.hash(key.bytes + Array("tidings.sealed.row-tag".utf8))
+            ?? TidingsCrypto.SHA256.hash(key.bytes + Array("tidings.sealed.row-tag".utf8))
         let block = rowTagKey + [UInt8](repeating: 0, count: 64 - rowTagKey.count)
         self.innerPad = block.map { $0 ^ 0x36 }
         self.outerPad = block.map { $0 ^ 0x5C }
@@ -86,12 +86,12 @@ public struct ValueCipher: Sendable {
     ///   - rowID: The row's primary key as stored (an `Int64`, `String`, …); the value opens only there.
     /// - Throws: ``StoreError/misuse`` when the crypto backend refuses the input (beyond 2 GiB).
     public func seal(
-        _ plaintext: [UInt8], table: String, column: String, rowID: some DatabaseValueConvertible
+        _ plaintext: [UInt8], table: String, column: String, rowID: some SQLiteValueConvertible
     ) throws -> SealedValue {
         let binding = Self.associatedData(
             version: SealedValue.version, table: table, column: column, rowID: rowID.databaseValue)
         do {
-            let box = try AESGCM.sealCombined(plaintext, key: key, authenticating: binding)
+            let box = try TidingsCrypto.AESGCM.sealCombined(plaintext, key: key, authenticating: binding)
             return SealedValue(bytes: [SealedValue.version] + bindingTag(binding, version: SealedValue.version) + box)
         } catch {
             throw StoreError(.misuse, message: "sealing failed: \(error)")
@@ -104,7 +104,7 @@ public struct ValueCipher: Sendable {
     /// - Throws: ``StoreError/wrongRow`` when it was sealed for another place; ``StoreError/tampered`` when its
     ///   bytes were altered, truncated, or sealed under another key.
     public func open(
-        _ sealed: SealedValue, table: String, column: String, rowID: some DatabaseValueConvertible
+        _ sealed: SealedValue, table: String, column: String, rowID: some SQLiteValueConvertible
     ) throws -> [UInt8] {
         let bytes = sealed.bytes
         guard bytes.count >= SealedValue.overhead,
@@ -120,7 +120,7 @@ public struct ValueCipher: Sendable {
             throw StoreError(.wrongRow, message: "sealed value in \(table).\(column) was sealed for another row")
         }
         do {
-            return try AESGCM.openCombined(Array(bytes[tagEnd...]), key: key, authenticating: binding)
+            return try TidingsCrypto.AESGCM.openCombined(Array(bytes[tagEnd...]), key: key, authenticating: binding)
         } catch {
             throw StoreError(.tampered, message: "sealed value in \(table).\(column) failed authentication")
         }
@@ -128,21 +128,21 @@ public struct ValueCipher: Sendable {
 
     /// Encrypts UTF-8 text; see ``seal(_:table:column:rowID:)``.
     public func seal(
-        _ text: String, table: String, column: String, rowID: some DatabaseValueConvertible
+        _ text: String, table: String, column: String, rowID: some SQLiteValueConvertible
     ) throws -> SealedValue {
         try seal(Array(text.utf8), table: table, column: column, rowID: rowID)
     }
 
     /// Decrypts UTF-8 text; see ``open(_:table:column:rowID:)``. Invalid UTF-8 is repaired, never trapped on.
     public func openString(
-        _ sealed: SealedValue, table: String, column: String, rowID: some DatabaseValueConvertible
+        _ sealed: SealedValue, table: String, column: String, rowID: some SQLiteValueConvertible
     ) throws -> String {
         String(decoding: try open(sealed, table: table, column: column, rowID: rowID), as: UTF8.self)
     }
 
     /// An unambiguous encoding of the value's place: length-prefixed parts, and the row key with its type.
     /// The format is part of it, so a format-2 value relabelled as format 1 does not open.
-    static func associatedData(version: UInt8, table: String, column: String, rowID: DatabaseValue) -> [UInt8] {
+    static func associatedData(version: UInt8, table: String, column: String, rowID: SQLiteValue) -> [UInt8] {
         var data = Array((version == SealedValue.legacyVersion ? "tidings.sealed.v1" : "tidings.sealed.v2").utf8)
         func append(_ part: [UInt8]) {
             withUnsafeBytes(of: UInt32(part.count).bigEndian) { data.append(contentsOf: $0) }
@@ -164,7 +164,7 @@ public struct ValueCipher: Sendable {
     func bindingTag(_ associatedData: [UInt8], version: UInt8) -> [UInt8] {
         let digest =
             version == SealedValue.legacyVersion
-            ? SHA256.hash(associatedData) : SHA256.hash(outerPad + SHA256.hash(innerPad + associatedData))
+            ? TidingsCrypto.SHA256.hash(associatedData) : TidingsCrypto.SHA256.hash(outerPad + TidingsCrypto.SHA256.hash(innerPad + associatedData))
         return Array(digest.prefix(SealedValue.bindingByteCount))
     }
 
@@ -183,7 +183,7 @@ public struct ValueCipher: Sendable {
     /// 16 bytes that identify the key without revealing it (an HMAC under a derived key). Stored beside the
     /// key check, it tells a damaged key check (the identifier matches) from a wrong key (it does not).
     var keyIdentifier: [UInt8] {
-        Array(HMACSHA256.authenticationCode(for: Array("tidings key id v1".utf8), key: rowTagKey).prefix(16))
+        Array(TidingsCrypto.HMACSHA256.authenticationCode(for: Array("tidings key id v1".utf8), key: rowTagKey).prefix(16))
     }
 
     /// Checks the store's key check against this key. No key check: no error.
@@ -192,7 +192,7 @@ public struct ValueCipher: Sendable {
     ///   another key's (or, in a store written before identifiers, absent: then the two cannot be told apart);
     ///   ``StoreError/damagedKeyCheck`` when it does not open, or is malformed, while the identifier is this
     ///   key's.
-    func verifyKey(in db: DatabaseConnection) throws {
+    func verifyKey(in db: SQLiteConnection) throws {
         guard try db.tableExists(Self.metadataTable),
             let stored = try db.fetchOne(
                 SealedValue.self, "SELECT value FROM tidings_meta WHERE name = ?", [Self.keyCheckName])
@@ -212,7 +212,7 @@ public struct ValueCipher: Sendable {
     }
 
     /// Why the key check did not open: decided by the stored key identifier.
-    private func keyCheckFailure(_ db: DatabaseConnection, malformed: Bool) throws -> StoreError {
+    private func keyCheckFailure(_ db: SQLiteConnection, malformed: Bool) throws -> StoreError {
         let storedID = try? db.fetchOne(
             [UInt8].self, "SELECT value FROM tidings_meta WHERE name = ?", [Self.keyIDName])
         if let storedID {
@@ -230,7 +230,7 @@ public struct ValueCipher: Sendable {
     }
 
     /// Records the key check and the key identifier when the store has none yet.
-    func recordKey(in db: DatabaseConnection) throws {
+    func recordKey(in db: SQLiteConnection) throws {
         try db.execute(
             "INSERT OR IGNORE INTO tidings_meta(name, value) VALUES (?, ?)", [Self.keyCheckName, try makeKeyCheck()])
         try db.execute(

@@ -6,15 +6,15 @@ import TidingsCore
 ///
 /// The sandbox server seals with it; the client opens with it. Thread-safe.
 public struct KecalekAESGCMCipher: KecalekMessageDecryptor {
-    private let keyForConversation: @Sendable (String) -> SymmetricKey?
+    private let keyForConversation: @Sendable (String) -> TidingsCrypto.SymmetricKey?
 
     /// A cipher over a fixed set of conversation keys.
-    public init(keys: [String: SymmetricKey]) {
+    public init(keys: [String: TidingsCrypto.SymmetricKey]) {
         self.keyForConversation = { keys[$0] }
     }
 
     /// A cipher that asks `keyForConversation` for each conversation's key (keys may arrive later).
-    public init(keyForConversation: @escaping @Sendable (String) -> SymmetricKey?) {
+    public init(keyForConversation: @escaping @Sendable (String) -> TidingsCrypto.SymmetricKey?) {
         self.keyForConversation = keyForConversation
     }
 
@@ -27,7 +27,7 @@ public struct KecalekAESGCMCipher: KecalekMessageDecryptor {
             throw KecalekError(.missingKey, operation: messageID, detail: "no key for conversation")
         }
         do {
-            return Data(try AESGCM.openCombined(Array(sealed), key: key, authenticating: Array(conversationID.utf8)))
+            return Data(try TidingsCrypto.AESGCM.openCombined(Array(sealed), key: key, authenticating: Array(conversationID.utf8)))
         } catch {
             throw KecalekError(.decryption, operation: messageID, detail: "\(error)")
         }
@@ -41,7 +41,7 @@ public struct KecalekAESGCMCipher: KecalekMessageDecryptor {
             throw KecalekError(.missingKey, operation: conversationID, detail: "no key for conversation")
         }
         do {
-            return Data(try AESGCM.sealCombined(Array(plaintext), key: key, authenticating: Array(conversationID.utf8)))
+            return Data(try TidingsCrypto.AESGCM.sealCombined(Array(plaintext), key: key, authenticating: Array(conversationID.utf8)))
         } catch {
             throw KecalekError(.decryption, operation: conversationID, detail: "\(error)")
         }

@@ -83,11 +83,11 @@ public actor KecalekClient {
     let cache: any KecalekMessageCache
     let decryptor: any KecalekMessageDecryptor
     let clock: any Clock<Duration>
-    let log: Logger
+    let log: TidingsLogger
     let changeContinuation: AsyncStream<KecalekChange>.Continuation
     /// The cache's executor, or a queue of the client's own: the cache is called synchronously, and SQLite
     /// may wait (busy timeout, a large write), which must never happen on a thread of the cooperative pool.
-    private nonisolated let executor: DatabaseExecutor
+    private nonisolated let executor: SQLiteExecutor
 
     /// Runs the client's jobs on its cache's executor (`KecalekMessageCache.executor`), or on a queue of its
     /// own when the cache has none.
@@ -157,12 +157,12 @@ public actor KecalekClient {
     ///   - logger: Receives warnings (unknown notifications, skipped messages); never message content.
     public init(
         configuration: Configuration, transport: any KecalekTransport, cache: any KecalekMessageCache,
-        decryptor: any KecalekMessageDecryptor, clock: any Clock<Duration>, logger: Logger = .disabled
+        decryptor: any KecalekMessageDecryptor, clock: any Clock<Duration>, logger: TidingsLogger = .disabled
     ) {
         self.configuration = configuration
         self.transport = transport
         self.cache = cache
-        self.executor = cache.executor ?? DatabaseExecutor(label: "tidings.kecalek")
+        self.executor = cache.executor ?? SQLiteExecutor(label: "tidings.kecalek")
         self.decryptor = decryptor
         self.clock = clock
         self.log = logger.scoped("kecalek")

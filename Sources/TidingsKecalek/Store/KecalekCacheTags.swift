@@ -17,12 +17,12 @@ struct KecalekCacheTags: Sendable {
     /// Derives both tag keys from the store's key.
     ///
     /// - Throws: ``KecalekError/cache`` if the key derivation refuses the key (it takes any length).
-    init(storeKey: SymmetricKey) throws {
+    init(storeKey: TidingsCrypto.SymmetricKey) throws {
         do {
-            conversationKey = try HKDF.deriveKey(
+            conversationKey = try TidingsCrypto.HKDF.deriveKey(
                 inputKeyMaterial: storeKey.bytes, info: Array("tidings.kecalek.cache.conversation-tag".utf8),
                 outputByteCount: 32)
-            messageKey = try HKDF.deriveKey(
+            messageKey = try TidingsCrypto.HKDF.deriveKey(
                 inputKeyMaterial: storeKey.bytes, info: Array("tidings.kecalek.cache.message-tag".utf8),
                 outputByteCount: 32)
         } catch {
@@ -33,7 +33,7 @@ struct KecalekCacheTags: Sendable {
     /// The `conversation_tag` of a conversation.
     func conversation(_ conversationID: String) -> [UInt8] {
         Array(
-            HMACSHA256.authenticationCode(for: Array(conversationID.utf8), key: conversationKey).prefix(Self.byteCount))
+            TidingsCrypto.HMACSHA256.authenticationCode(for: Array(conversationID.utf8), key: conversationKey).prefix(Self.byteCount))
     }
 
     /// The `message_tag` of a message: bound to its conversation too, so the same message ID in two
@@ -44,6 +44,6 @@ struct KecalekCacheTags: Sendable {
         var input = withUnsafeBytes(of: UInt32(truncatingIfNeeded: conversation.count).bigEndian) { Array($0) }
         input += conversation
         input += Array(messageID.utf8)
-        return Array(HMACSHA256.authenticationCode(for: input, key: messageKey).prefix(Self.byteCount))
+        return Array(TidingsCrypto.HMACSHA256.authenticationCode(for: input, key: messageKey).prefix(Self.byteCount))
     }
 }

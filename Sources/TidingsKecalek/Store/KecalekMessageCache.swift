@@ -43,12 +43,12 @@ public protocol KecalekMessageCache: Sendable {
 
     /// Where the client runs so that its synchronous calls into this cache never block a thread of Swift's
     /// cooperative pool (a store's own queue); nil for a cache that never waits (in memory).
-    var executor: DatabaseExecutor? { get }
+    var executor: SQLiteExecutor? { get }
 }
 
 extension KecalekMessageCache {
     /// A cache that never waits needs no executor of its own.
-    public var executor: DatabaseExecutor? { nil }
+    public var executor: SQLiteExecutor? { nil }
 }
 
 /// The changes a cache transaction can make.

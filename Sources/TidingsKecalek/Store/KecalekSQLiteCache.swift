@@ -20,18 +20,18 @@ import TidingsCore
 /// ```
 public final class KecalekSQLiteCache: KecalekMessageCache {
     /// The store underneath (shared with other tables of the app if it wants).
-    public let database: Database
+    public let database: SQLiteDatabase
     private let cipher: ValueCipher
     private let tags: KecalekCacheTags
     static let table = "kecalek_messages"
 
     /// The store's queue: a client on it reads and writes SQLite (busy waits, large writes) off the pool.
-    public var executor: DatabaseExecutor? { database.executor }
+    public var executor: SQLiteExecutor? { database.executor }
 
     /// The tables and migrations of the cache. Version 2 rebuilds the (disposable) table without any ID in
     /// clear: the server has the data, and the next sync refills it. `secure_delete` zeroes the old rows' pages,
     /// so the plaintext IDs of version 1 do not linger in the file's free pages.
-    public static let schema = DatabaseSchema(
+    public static let schema = SQLiteSchema(
         tables: [.disposable(table), .disposable("kecalek_sync_points"), .durable("kecalek_pending_reads")],
         migrations: [
             .init(version: 1, name: "kecalek messages") { db in
@@ -98,14 +98,14 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
     ///   - key: The app's 256-bit key (the document: the identity key).
     ///   - logger: Receives the store's notices (recovery, migrations); never message content.
     ///   - readOnly: Opens an existing file without creating, migrating, moving or replacing anything
-    ///     (`Database.Configuration.readOnly`); writes then fail.
+    ///     (`SQLiteDatabase.Configuration.readOnly`); writes then fail.
     /// - Throws: `StoreError.wrongKey` when the file was written with another key; other `StoreError`s
     ///   when the file cannot be opened. Read-write, a damaged file is replaced by an empty cache (reported in
     ///   `database.openReport`), since the server has the data; read-only, damage throws and the file stays.
-    public init(path: String, key: SymmetricKey, logger: Logger = .disabled, readOnly: Bool = false) throws {
+    public init(path: String, key: TidingsCrypto.SymmetricKey, logger: TidingsLogger = .disabled, readOnly: Bool = false) throws {
         cipher = try ValueCipher(key: key)
         tags = try KecalekCacheTags(storeKey: key)
-        database = try Database(
+        database = try SQLiteDatabase(
             path: path, schema: Self.schema, configuration: .init(logger: logger, cipher: cipher, readOnly: readOnly))
         if !readOnly {
             // Deleted and replaced rows are zeroed on disk rather than left in free pages, so a deleted
@@ -117,7 +117,7 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
     /// Opens the cache like ``init(path:key:logger:readOnly:)`` on a dispatch queue of its own, since opening
     /// reads every page and may wait for a lock: callers on Swift's cooperative pool use this.
     public static func open(
-        path: String, key: SymmetricKey, logger: Logger = .disabled, readOnly: Bool = false
+        path: String, key: TidingsCrypto.SymmetricKey, logger: TidingsLogger = .disabled, readOnly: Bool = false
     ) async throws -> KecalekSQLiteCache {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue(label: "tidings.kecalek.open").async {
@@ -275,14 +275,14 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
     // MARK: Rows
 
     /// Opens a row's body; checks that it belongs to `conversationID` when one is given.
-    private func open(_ row: Row, tagIndex: Int, bodyIndex: Int, conversationID: String?) throws
+    private func open(_ row: SQLiteRow, tagIndex: Int, bodyIndex: Int, conversationID: String?) throws
         -> KecalekSealedBody.Contents
     {
         try Self.open(row, tagIndex: tagIndex, bodyIndex: bodyIndex, conversationID: conversationID, cipher: cipher)
     }
 
     fileprivate static func open(
-        _ row: Row, tagIndex: Int, bodyIndex: Int, conversationID: String?, cipher: ValueCipher
+        _ row: SQLiteRow, tagIndex: Int, bodyIndex: Int, conversationID: String?, cipher: ValueCipher
     ) throws -> KecalekSealedBody.Contents {
         let tag: [UInt8] = try row[tagIndex]
         let sealed: SealedValue = try row[bodyIndex]
@@ -294,7 +294,7 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
     }
 
     private struct Writer: KecalekCacheWriter {
-        let db: DatabaseConnection
+        let db: SQLiteConnection
         let cipher: ValueCipher
         let tags: KecalekCacheTags
 

@@ -40,7 +40,7 @@ public final class HTTPClient: Sendable {
         /// The current date, for cookie expiry and `Retry-After` dates.
         public var now: @Sendable () -> Date
         /// Where request summaries go (method, host and path, status; never headers, query or body).
-        public var logger: Logger
+        public var logger: TidingsLogger
         /// The largest response body accepted, in bytes; a larger one fails with
         /// ``HTTPError/Kind/transport``.
         ///
@@ -55,7 +55,7 @@ public final class HTTPClient: Sendable {
             rateBudget: RateBudget? = nil,
             clock: any Clock<Duration> = ContinuousClock(),
             now: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = .disabled,
+            logger: TidingsLogger = .disabled,
             maximumResponseSize: Int = 32 * 1024 * 1024
         ) {
             self.maximumResponseSize = max(0, maximumResponseSize)
@@ -72,7 +72,7 @@ public final class HTTPClient: Sendable {
     public let cookies: HTTPCookieJar
     private let configuration: Configuration
     private let session: URLSession
-    private let logger: Logger
+    private let logger: TidingsLogger
     private let delegate: HTTPSessionDelegate
 
     /// Body bytes URLSession has handed this client so far, over all its requests, counted as they

@@ -65,7 +65,7 @@ public final class WebSocket: Sendable {
         /// The clock for every timeout and interval above.
         public var clock: any Clock<Duration>
         /// Where connection events go (never headers or payloads).
-        public var logger: Logger
+        public var logger: TidingsLogger
 
         /// The defaults: no extra headers, 30 s connect timeout, 16 MiB messages, 256 buffered messages
         /// or 16 MiB buffered bytes, ping every 30 s with a 10 s pong timeout, 5 s close timeout, system
@@ -82,7 +82,7 @@ public final class WebSocket: Sendable {
             closeTimeout: Duration = .seconds(5),
             tls: TLSConfiguration = TLSConfiguration(),
             clock: any Clock<Duration> = ContinuousClock(),
-            logger: Logger = .disabled
+            logger: TidingsLogger = .disabled
         ) {
             self.headers = headers
             self.subprotocols = subprotocols

@@ -21,7 +21,7 @@ final class WebSocketConnection: Sendable {
     private let configuration: WebSocket.Configuration
     /// Received messages on their way to the consumer; full, it holds the reader (back-pressure).
     private let incoming: BackPressureQueue<WebSocketMessage>
-    private let logger: Logger
+    private let logger: TidingsLogger
     private let state = Locked(State())
     private let outbox = Locked(Outbox())
 
@@ -47,7 +47,7 @@ final class WebSocketConnection: Sendable {
         stream: any ByteStream,
         configuration: WebSocket.Configuration,
         incoming: BackPressureQueue<WebSocketMessage>,
-        logger: Logger
+        logger: TidingsLogger
     ) {
         self.stream = stream
         self.configuration = configuration

@@ -82,7 +82,7 @@ struct MaskingKeyPool: Sendable {
     /// The next unused key; every key comes from fresh secure random bytes.
     mutating func next() -> (UInt8, UInt8, UInt8, UInt8) {
         if index + 4 > bytes.count {
-            bytes = SecureRandom.bytes(256)
+            bytes = TidingsCrypto.SecureRandom.bytes(256)
             index = 0
         }
         defer { index += 4 }

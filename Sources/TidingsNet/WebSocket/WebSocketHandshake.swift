@@ -61,7 +61,7 @@ struct WebSocketHandshake: Sendable {
     /// The `Sec-WebSocket-Accept` value a correct server answers for `key`.
     static func expectedAccept(for key: String) -> String {
         // SHA-1 only because RFC 6455 requires it; it protects nothing secret here.
-        Data(Insecure.SHA1.hash(Array((key + acceptGUID).utf8))).base64EncodedString()
+        Data(TidingsCrypto.Insecure.SHA1.hash(Array((key + acceptGUID).utf8))).base64EncodedString()
     }
 
     /// Parses and validates the response head once `buffer` holds all of it.

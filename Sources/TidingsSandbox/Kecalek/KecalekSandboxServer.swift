@@ -142,17 +142,17 @@ public actor KecalekSandboxServer {
 
     /// Creates (or replaces) a conversation and returns its key.
     @discardableResult
-    public func createConversation(_ conversationID: String, members: [String], key: SymmetricKey? = nil)
-        -> SymmetricKey
+    public func createConversation(_ conversationID: String, members: [String], key: TidingsCrypto.SymmetricKey? = nil)
+        -> TidingsCrypto.SymmetricKey
     {
-        let key = key ?? SymmetricKey.random()
+        let key = key ?? TidingsCrypto.SymmetricKey.random()
         keys.set(key, for: conversationID)
         conversations[conversationID] = Conversation(members: members)
         return key
     }
 
     /// The key of a conversation, for clients of the sandbox.
-    public nonisolated func key(for conversationID: String) -> SymmetricKey? { keys.key(for: conversationID) }
+    public nonisolated func key(for conversationID: String) -> TidingsCrypto.SymmetricKey? { keys.key(for: conversationID) }
 
     /// The IDs of every conversation, sorted.
     public var conversationIDs: [String] { conversations.keys.sorted() }
@@ -301,17 +301,17 @@ public actor KecalekSandboxServer {
 /// Conversation keys shared by the server actor and its nonisolated cipher.
 final class KeyStore: @unchecked Sendable {
     private let lock = NSLock()
-    private var keys: [String: SymmetricKey] = [:]
+    private var keys: [String: TidingsCrypto.SymmetricKey] = [:]
 
-    func key(for conversationID: String) -> SymmetricKey? { lock.withLock { keys[conversationID] } }
-    func set(_ key: SymmetricKey, for conversationID: String) { lock.withLock { keys[conversationID] = key } }
+    func key(for conversationID: String) -> TidingsCrypto.SymmetricKey? { lock.withLock { keys[conversationID] } }
+    func set(_ key: TidingsCrypto.SymmetricKey, for conversationID: String) { lock.withLock { keys[conversationID] = key } }
 
     private var tokens: [String: String] = [:]
 
     func token(for userID: String) -> String {
         lock.withLock {
             if let existing = tokens.first(where: { $0.value == userID }) { return existing.key }
-            let token = SecureRandom.bytes(16).map { String(format: "%02x", $0) }.joined()
+            let token = TidingsCrypto.SecureRandom.bytes(16).map { String(format: "%02x", $0) }.joined()
             tokens[token] = userID
             return token
         }

@@ -124,7 +124,7 @@ public final class SandboxEngineIOServer: Sendable {
     }
 
     private func open() -> SandboxEngineIOSession {
-        let id = SecureRandom.bytes(15).map { String(format: "%02x", $0) }.joined()
+        let id = TidingsCrypto.SecureRandom.bytes(15).map { String(format: "%02x", $0) }.joined()
         let session = SandboxEngineIOSession(id: id) { [weak self] id in
             _ = self?.sessions.withLock { $0.removeValue(forKey: id) }
         }

@@ -119,7 +119,7 @@ private struct SocketIOSessionRunner: Sendable {
     }
 
     private func connect(_ packet: SocketIOPacket) async -> SandboxSocketIOSocket? {
-        let id = SecureRandom.bytes(10).map { String(format: "%02x", $0) }.joined()
+        let id = TidingsCrypto.SecureRandom.bytes(10).map { String(format: "%02x", $0) }.joined()
         let socket = SandboxSocketIOSocket(id: id, namespace: packet.namespace, auth: packet.data, session: session)
         guard let namespace = namespaces[packet.namespace] else {
             await socket.send(

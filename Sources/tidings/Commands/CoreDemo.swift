@@ -9,7 +9,7 @@ let coreDemoPart = DemoPart(name: "core", title: "Core: an encrypted store, and 
 }
 
 /// The outbox of the demo: durable, with its payload sealed to its row.
-private let demoSchema = DatabaseSchema(
+private let demoSchema = SQLiteSchema(
     tables: [.durable("outbox")],
     migrations: [
         .init(version: 1, name: "outbox") { db in
@@ -22,11 +22,11 @@ private func storeDemo() throws {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("demo.sqlite").path
-    let key = SymmetricKey.random()
+    let key = TidingsCrypto.SymmetricKey.random()
     let cipher = try ValueCipher(key: key)
     let drafts = ["Lunch at noon?", "Running 5 minutes late", "Photos from the trip"]
 
-    let database = try Database(path: path, schema: demoSchema, configuration: .init(cipher: cipher))
+    let database = try SQLiteDatabase(path: path, schema: demoSchema, configuration: .init(cipher: cipher))
     try database.write { db in
         for (index, text) in drafts.enumerated() {
             let sealed = try cipher.seal(text, table: "outbox", column: "payload", rowID: Int64(index + 1))
@@ -52,7 +52,7 @@ private func storeDemo() throws {
     print("  plaintext found in the database files: \(leaks.isEmpty ? "none" : leaks.joined(separator: ", "))")
 
     do {
-        _ = try Database(
+        _ = try SQLiteDatabase(
             path: path, schema: demoSchema, configuration: .init(cipher: try ValueCipher(key: .random())))
         print("  opening with another key: opened (unexpected)")
     } catch StoreError.wrongKey {
@@ -62,7 +62,7 @@ private func storeDemo() throws {
     let garbage = folder.appendingPathComponent("garbage.sqlite").path
     _ = FileManager.default.createFile(
         atPath: garbage, contents: Data((0..<4096).map { _ in UInt8.random(in: 0...255) }))
-    let recovered = try Database(path: garbage, schema: demoSchema)
+    let recovered = try SQLiteDatabase(path: garbage, schema: demoSchema)
     if let recovery = recovered.openReport.recovery {
         let moved = URL(fileURLWithPath: recovery.movedTo).lastPathComponent
         print("  a file of random bytes: moved aside to \(moved), fresh store opened (\(recovery.reason))")

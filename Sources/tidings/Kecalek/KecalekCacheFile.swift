@@ -5,11 +5,11 @@ import TidingsKecalek
 /// Where the cache key came from, so the output can say how private the cache is.
 enum KecalekCacheKey {
     /// `--key` or `TIDINGS_KECALEK_KEY`: the person's own key.
-    case own(SymmetricKey)
+    case own(TidingsCrypto.SymmetricKey)
     /// The sandbox's fixed demo key: derived from a public string, so anyone can open the file.
-    case sandboxDemo(SymmetricKey)
+    case sandboxDemo(TidingsCrypto.SymmetricKey)
 
-    var key: SymmetricKey {
+    var key: TidingsCrypto.SymmetricKey {
         switch self {
         case .own(let key), .sandboxDemo(let key): key
         }
@@ -35,12 +35,12 @@ enum KecalekCacheKey {
         guard sandboxAllowed else {
             throw UsageError(message: "--server needs --key (or TIDINGS_KECALEK_KEY) for the cache.")
         }
-        return .sandboxDemo(try SymmetricKey(bytes: SHA256.hash(Array("tidings kecalek sandbox cache".utf8))))
+        return .sandboxDemo(try TidingsCrypto.SymmetricKey(bytes: TidingsCrypto.SHA256.hash(Array("tidings kecalek sandbox cache".utf8))))
     }
 }
 
 /// A 256-bit key from 64 hex digits, or nil.
-func symmetricKey(hex: String) -> SymmetricKey? {
+func symmetricKey(hex: String) -> TidingsCrypto.SymmetricKey? {
     let digits = Array(hex.utf8)
     guard digits.count == 64 else { return nil }
     var bytes: [UInt8] = []
@@ -50,7 +50,7 @@ func symmetricKey(hex: String) -> SymmetricKey? {
         }
         bytes.append(byte)
     }
-    return try? SymmetricKey(bytes: bytes)
+    return try? TidingsCrypto.SymmetricKey(bytes: bytes)
 }
 
 /// Runs blocking work (SQLite reads, file checks) on a thread of its own and awaits it, so the tool's
@@ -99,7 +99,7 @@ func cacheFailure(_ error: any Error, store: String) -> ToolFailure {
 
 /// Lines describing what opening the cache read-write did to the file, if anything: a damaged file moved
 /// aside, or an old layout rebuilt.
-func recoveryLines(_ report: Database.OpenReport, store: String) -> [String] {
+func recoveryLines(_ report: SQLiteDatabase.OpenReport, store: String) -> [String] {
     var lines: [String] = []
     if let recovery = report.recovery {
         lines.append(

@@ -44,7 +44,7 @@ let kecalekSyncCommand = Command(
         let limit = try arguments.intOption("--limit", in: 1...1000) ?? 50
         var conversations: [String] = []
         while let conversation = try arguments.option("--conversation") { conversations.append(conversation) }
-        var conversationKeys: [String: SymmetricKey] = [:]
+        var conversationKeys: [String: TidingsCrypto.SymmetricKey] = [:]
         while let pair = try arguments.option("--conversation-key") {
             let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, let key = symmetricKey(hex: parts[1]) else {

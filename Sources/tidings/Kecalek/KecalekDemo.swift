@@ -10,7 +10,7 @@ let kecalekDemoPart = DemoPart(name: "kecalek", title: "Kecalek: incremental syn
     let sandbox = try await KecalekSandboxServer.sample(clock: ContinuousClock())
     let endpoint = try KecalekSandboxWebSocketServer(server: sandbox)
     defer { endpoint.stop() }
-    let cache = try KecalekSQLiteCache(path: ":memory:", key: SymmetricKey.random())
+    let cache = try KecalekSQLiteCache(path: ":memory:", key: TidingsCrypto.SymmetricKey.random())
     let client = KecalekClient(
         configuration: .init(userID: "alice", initialReconnectDelay: .milliseconds(100)),
         transport: KecalekWebSocketTransport(
@@ -107,7 +107,7 @@ private func secondResolutionRows() async throws {
     }
     let endpoint = try KecalekSandboxWebSocketServer(server: sandbox)
     defer { endpoint.stop() }
-    let cache = try await KecalekSQLiteCache.open(path: ":memory:", key: SymmetricKey.random())
+    let cache = try await KecalekSQLiteCache.open(path: ":memory:", key: TidingsCrypto.SymmetricKey.random())
     func client() -> KecalekClient {
         KecalekClient(
             configuration: .init(userID: "alice", reconnects: false),

@@ -4,7 +4,7 @@ import TidingsKecalek
 
 /// `tidings kecalek show`: reads the cache without changing anything on disk.
 ///
-/// The file is opened read-only (``Database/Configuration/readOnly``): a missing, damaged, foreign or
+/// The file is opened read-only (``SQLiteDatabase/Configuration/readOnly``): a missing, damaged, foreign or
 /// wrongly keyed file is reported with its sysexits code and left exactly as it is; no `-wal`, `-shm` or
 /// `.lock` is created beside a cleanly closed cache.
 func runKecalekShow(store: String, key: KecalekCacheKey, only: [String], limit: Int) async throws {

@@ -13,7 +13,7 @@ struct KecalekSyncOptions {
     var keyText: String?
     var limit: Int
     var conversations: [String]
-    var conversationKeys: [String: SymmetricKey]
+    var conversationKeys: [String: TidingsCrypto.SymmetricKey]
 }
 
 /// `tidings kecalek sync`: syncs every requested conversation and exits non-zero, with one `Error:` line per
@@ -122,7 +122,7 @@ func runKecalekSync(_ options: KecalekSyncOptions) async throws {
 private func refuseForeignFile(_ store: String) async throws {
     guard FileManager.default.fileExists(atPath: store) else { return }
     do {
-        let probe = try await Database.open(
+        let probe = try await SQLiteDatabase.open(
             path: store, schema: KecalekSQLiteCache.schema,
             configuration: .init(checksIntegrityOnOpen: false, readOnly: true))
         probe.close()

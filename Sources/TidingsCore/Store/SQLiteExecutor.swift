@@ -1,6 +1,6 @@
 import Dispatch
 
-/// A `DatabaseExecutor` runs an actor's jobs on a store's own serial queue, the one its async `read`/`write`
+/// A `SQLiteExecutor` runs an actor's jobs on a store's own serial queue, the one its async `read`/`write`
 /// use, so an engine actor that adopts it calls the store synchronously without ever blocking a thread of
 /// Swift's cooperative pool.
 ///
@@ -15,7 +15,7 @@ import Dispatch
 /// ```
 ///
 /// Jobs run one at a time in the order they were enqueued, interleaved with the store's async accesses.
-public final class DatabaseExecutor: SerialExecutor, @unchecked Sendable {
+public final class SQLiteExecutor: SerialExecutor, @unchecked Sendable {
     private let queue: DispatchQueue
 
     init(queue: DispatchQueue) {

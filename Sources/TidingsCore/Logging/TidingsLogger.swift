@@ -47,7 +47,7 @@ public struct LogRecord: Sendable, CustomStringConvertible {
 /// let log = Logger(subsystem: "kecalek", minimumLevel: .info) { print($0) }
 /// log.warning("ignored unknown notification type \(type)")
 /// ```
-public struct Logger: Sendable {
+public struct TidingsLogger: Sendable {
     /// The subsystem stamped on every record.
     public let subsystem: String
     /// Records below this level are dropped before their message is built.
@@ -62,11 +62,11 @@ public struct Logger: Sendable {
     }
 
     /// A logger that drops everything.
-    public static let disabled = Logger(subsystem: "", minimumLevel: .error) { _ in }
+    public static let disabled = TidingsLogger(subsystem: "", minimumLevel: .error) { _ in }
 
     /// The same sink and level under another subsystem name.
-    public func scoped(_ subsystem: String) -> Logger {
-        Logger(subsystem: subsystem, minimumLevel: minimumLevel, sink: sink)
+    public func scoped(_ subsystem: String) -> TidingsLogger {
+        TidingsLogger(subsystem: subsystem, minimumLevel: minimumLevel, sink: sink)
     }
 
     /// Records `message` at `level` when the level is enabled.

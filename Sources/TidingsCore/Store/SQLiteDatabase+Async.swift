@@ -1,20 +1,20 @@
 import CSQLite
 import Dispatch
 
-extension Database {
+extension SQLiteDatabase {
     /// Opens the store like ``init(path:schema:configuration:)``, on a dispatch queue rather than the caller's
     /// thread: opening reads every page (`quick_check`), runs migrations and may wait for another process's
     /// lock, none of which may block a thread of Swift's cooperative pool.
     ///
     /// - Throws: as ``init(path:schema:configuration:)``; `CancellationError` when cancelled before it starts.
     public static func open(
-        path: String, schema: DatabaseSchema, configuration: Configuration = Configuration()
-    ) async throws -> Database {
+        path: String, schema: SQLiteSchema, configuration: Configuration = Configuration()
+    ) async throws -> SQLiteDatabase {
         try Task.checkCancellation()
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue(label: "tidings.store.open").async {
                 continuation.resume(
-                    with: Result { try Database(path: path, schema: schema, configuration: configuration) })
+                    with: Result { try SQLiteDatabase(path: path, schema: schema, configuration: configuration) })
             }
         }
     }
@@ -31,7 +31,7 @@ extension Database {
     /// - Throws: `CancellationError` when the task is cancelled before the work starts (once it started it
     ///   runs to its end: a half-run transaction is rolled back, never half-applied); otherwise as
     ///   ``write(_:)``.
-    public func write<T: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await onQueue { try self.write(body) }
     }
 
@@ -39,7 +39,7 @@ extension Database {
     /// ``write(_:)-10ueh`` for why.
     ///
     /// - Throws: `CancellationError` when cancelled before the work starts; otherwise as ``read(_:)``.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await onQueue { try self.read(body) }
     }
 

@@ -1,7 +1,7 @@
 import CSQLite
 import Foundation
 
-/// A `Database` is an open SQLite store: one connection, used by one caller at a time.
+/// A `SQLiteDatabase` is an open SQLite store: one connection, used by one caller at a time.
 ///
 /// Opening configures WAL journaling, `synchronous=NORMAL`, a busy timeout and foreign keys, checks the file
 /// (`PRAGMA quick_check`), and runs the schema's migrations. A file that is not a database, is damaged, has a
@@ -9,7 +9,7 @@ import Foundation
 /// into which the readable durable tables are copied; ``openReport`` says what happened.
 ///
 /// Every access goes through ``write(_:)-9yvzy``, ``read(_:)-3v382`` or ``writeWithoutTransaction(_:)``, which serialize
-/// callers (any thread, any task) behind one lock, so a `Database` can be shared freely. Those run on the
+/// callers (any thread, any task) behind one lock, so a `SQLiteDatabase` can be shared freely. Those run on the
 /// caller's thread; from Swift's cooperative pool (actors, tasks) use the `async` `write`/`read`, which run
 /// the same work on the store's own serial queue, since SQLite may wait (busy timeout, disk).
 ///
@@ -39,13 +39,13 @@ import Foundation
 /// - The file is **not** touched on a wrong key or a damaged key check (``StoreError/damagedKeyCheck``), a lock
 ///   held elsewhere (`busy`), I/O or disk-full errors, contention or out-of-memory during `quick_check`, or a
 ///   migration that fails even on an empty store (a bug in it): those throw.
-/// - A file is replaced only when no other connection (another process, or another `Database` here) has it
+/// - A file is replaced only when no other connection (another process, or another `SQLiteDatabase` here) has it
 ///   open: every open store holds a shared `flock` on `<name>.lock`, and replacing needs it exclusively;
 ///   otherwise opening throws ``StoreError/busy`` and the file stays.
 /// - Two processes may open and migrate a file at once: migrations read `user_version` again inside their
 ///   write transaction, so the second sees the first one's work.
 /// - After salvage, `PRAGMA foreign_key_check` runs; ``RecoveryReport/foreignKeyViolations`` lists its findings.
-public final class Database: @unchecked Sendable {
+public final class SQLiteDatabase: @unchecked Sendable {
     /// How a store is opened.
     public struct Configuration: Sendable {
         /// How long a statement waits for another process's lock before failing with ``StoreError/busy``.
@@ -53,7 +53,7 @@ public final class Database: @unchecked Sendable {
         /// The source of "now" for naming moved-aside files and stamping reports.
         public var now: @Sendable () -> Date
         /// Where recovery and migration notices go.
-        public var logger: Logger
+        public var logger: TidingsLogger
         /// The cipher for encrypted values; when set, opening checks the key (``StoreError/wrongKey``).
         public var cipher: ValueCipher?
         /// Whether opening runs `PRAGMA quick_check` (on by default). It reads every page, so its cost grows
@@ -82,7 +82,7 @@ public final class Database: @unchecked Sendable {
         /// A configuration with a 5-second busy timeout, the system's wall time and no logging.
         public init(
             busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = .disabled, cipher: ValueCipher? = nil, checksIntegrityOnOpen: Bool = true,
+            logger: TidingsLogger = .disabled, cipher: ValueCipher? = nil, checksIntegrityOnOpen: Bool = true,
             walSizeLimit: Int = 4 << 20, lockPatience: Duration = .milliseconds(250), readOnly: Bool = false
         ) {
             self.readOnly = readOnly
@@ -112,26 +112,26 @@ public final class Database: @unchecked Sendable {
     /// The database file's path, or `":memory:"` for an in-memory store.
     public let path: String
     /// The schema the store was opened with.
-    public let schema: DatabaseSchema
+    public let schema: SQLiteSchema
     /// What opening did: creation, migrations, and recovery if the file had to be replaced.
     public let openReport: OpenReport
     /// The configuration's cipher, for sealing and opening values of this store.
     public let cipher: ValueCipher?
 
-    private let logger: Logger
+    private let logger: TidingsLogger
     private let lock = NSRecursiveLock()
     /// Set while a closure runs: the recursive lock lets its own thread in again, and this catches that.
     private var isAccessing = false
     /// Set by ``close()``; later accesses throw instead of touching a closed handle.
     private var isClosed = false
-    private let connection: DatabaseConnection
+    private let connection: SQLiteConnection
     /// The shared advisory lock on `<path>.lock`, held while the store is open (``StoreFileLock``).
     private let fileLock: StoreFileLock?
     /// Where the async accessors run SQLite work: off Swift's cooperative pool, one job at a time.
     let queue: DispatchQueue
     /// An executor over the store's queue, for an engine actor that calls the store synchronously
-    /// (``DatabaseExecutor``).
-    public let executor: DatabaseExecutor
+    /// (``SQLiteExecutor``).
+    public let executor: SQLiteExecutor
     /// Set on ``queue``, so tests can tell the work ran there.
     static let queueKey = DispatchSpecificKey<Bool>()
 
@@ -148,29 +148,29 @@ public final class Database: @unchecked Sendable {
     ///   alone either way), ``StoreError/misuse`` for an invalid schema or an undeclared table, and other
     ///   ``StoreError``s from SQLite. Corruption, a non-database file and a too-new schema do not throw: they
     ///   are recovered from and reported in ``openReport``.
-    public init(path: String, schema: DatabaseSchema, configuration: Configuration = Configuration()) throws {
+    public init(path: String, schema: SQLiteSchema, configuration: Configuration = Configuration()) throws {
         try schema.validate()
-        let opener = DatabaseOpener(path: path, schema: schema, configuration: configuration)
+        let opener = SQLiteOpener(path: path, schema: schema, configuration: configuration)
         let (handle, report, fileLock) = try opener.open()
         self.fileLock = fileLock
         self.queue = DispatchQueue(label: "tidings.store")
         queue.setSpecific(key: Self.queueKey, value: true)
-        self.executor = DatabaseExecutor(queue: queue)
+        self.executor = SQLiteExecutor(queue: queue)
         self.path = path
         self.schema = schema
         self.openReport = report
         self.logger = configuration.logger.scoped("store")
         self.cipher = configuration.cipher
-        self.connection = DatabaseConnection(handle: handle)
+        self.connection = SQLiteConnection(handle: handle)
     }
 
-    /// Opens a private in-memory store with `schema`; it disappears when the `Database` is released.
+    /// Opens a private in-memory store with `schema`; it disappears when the `SQLiteDatabase` is released.
     ///
     /// - Throws: as ``init(path:schema:configuration:)``.
-    public static func inMemory(schema: DatabaseSchema, configuration: Configuration = Configuration()) throws
-        -> Database
+    public static func inMemory(schema: SQLiteSchema, configuration: Configuration = Configuration()) throws
+        -> SQLiteDatabase
     {
-        try Database(path: ":memory:", schema: schema, configuration: configuration)
+        try SQLiteDatabase(path: ":memory:", schema: schema, configuration: configuration)
     }
 
     deinit {
@@ -199,7 +199,7 @@ public final class Database: @unchecked Sendable {
     /// Deletes a closed store's files: the database and its `-wal`, `-shm`, `-journal` and `.lock` (e.g. when
     /// an account is removed). Missing files are not an error.
     ///
-    /// - Warning: Close every `Database` on `path` first; SQLite cannot protect a file deleted under it.
+    /// - Warning: Close every `SQLiteDatabase` on `path` first; SQLite cannot protect a file deleted under it.
     /// - Throws: ``StoreError/io`` naming the file that could not be removed.
     public static func removeFiles(at path: String) throws {
         for file in [path, path + "-wal", path + "-shm", path + "-journal", path + ".lock"] {
@@ -222,7 +222,7 @@ public final class Database: @unchecked Sendable {
     /// - Throws: Whatever `body` throws; ``StoreError/busy`` when the write lock cannot be taken in the busy
     ///   timeout; ``StoreError/misuse`` when called from inside another access on the same thread; other
     ///   ``StoreError``s from `COMMIT`, after which the transaction is rolled back.
-    public func write<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+    public func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try withConnection { db throws -> T in try transaction(db, begin: "BEGIN IMMEDIATE", body) }
     }
 
@@ -231,7 +231,7 @@ public final class Database: @unchecked Sendable {
     ///
     /// - Returns: What `body` returns.
     /// - Throws: Whatever `body` throws; ``StoreError/misuse`` on re-entrance; ``StoreError``s from SQLite.
-    public func read<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+    public func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try withConnection { db throws -> T in
             db.allowsWrites = false
             defer { db.allowsWrites = true }
@@ -246,14 +246,14 @@ public final class Database: @unchecked Sendable {
     /// still open when `body` ends (returning or throwing) is rolled back.
     ///
     /// - Throws: Whatever `body` throws; ``StoreError/misuse`` on re-entrance.
-    public func writeWithoutTransaction<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+    public func writeWithoutTransaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try withConnection { db in
             defer { if db.isInTransaction { rollback(db) } }
             return try body(db)
         }
     }
 
-    private func withConnection<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+    private func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         guard !isAccessing else {
@@ -266,7 +266,7 @@ public final class Database: @unchecked Sendable {
     }
 
     /// Runs `body` between `begin` and `COMMIT`, rolling back when either throws.
-    private func transaction<T>(_ db: DatabaseConnection, begin: String, _ body: (DatabaseConnection) throws -> T)
+    private func transaction<T>(_ db: SQLiteConnection, begin: String, _ body: (SQLiteConnection) throws -> T)
         throws -> T
     {
         try db.execute(begin)
@@ -281,7 +281,7 @@ public final class Database: @unchecked Sendable {
         return value
     }
 
-    private func rollback(_ db: DatabaseConnection) {
+    private func rollback(_ db: SQLiteConnection) {
         // SQLite may already have rolled back on its own (SQLITE_FULL, SQLITE_IOERR); then there is nothing to do.
         guard db.isInTransaction else { return }
         do { try db.execute("ROLLBACK") } catch {

@@ -1,4 +1,4 @@
-/// A `DatabaseSchema` declares a store's tables and the migrations that build them.
+/// A `SQLiteSchema` declares a store's tables and the migrations that build them.
 ///
 /// Every table the migrations create must be declared, either **durable** (accounts, settings, drafts,
 /// outbox: data only the device has, never dropped) or **disposable** (caches of server data: may be rebuilt
@@ -19,7 +19,7 @@
 ///         }
 ///     ])
 /// ```
-public struct DatabaseSchema: Sendable {
+public struct SQLiteSchema: Sendable {
     /// How a table's rows are treated when the file must be replaced (corruption, a too-new schema, a
     /// migration that cannot run on the existing data).
     public enum Durability: Sendable, Equatable {
@@ -49,10 +49,10 @@ public struct DatabaseSchema: Sendable {
         /// A short name for reports and errors.
         public var name: String
         /// The step itself; throwing rolls back every step of this open.
-        public var body: @Sendable (DatabaseConnection) throws -> Void
+        public var body: @Sendable (SQLiteConnection) throws -> Void
 
         /// Declares step `version` named `name`.
-        public init(version: Int, name: String, body: @escaping @Sendable (DatabaseConnection) throws -> Void) {
+        public init(version: Int, name: String, body: @escaping @Sendable (SQLiteConnection) throws -> Void) {
             self.version = version
             self.name = name
             self.body = body

@@ -8,19 +8,19 @@ import Foundation
 #endif
 
 /// Opens a store file: creation with mode 0600, pragmas, checks, migrations, and recovery by replacement.
-struct DatabaseOpener {
+struct SQLiteOpener {
     let path: String
-    let schema: DatabaseSchema
-    let configuration: Database.Configuration
+    let schema: SQLiteSchema
+    let configuration: SQLiteDatabase.Configuration
 
-    init(path: String, schema: DatabaseSchema, configuration: Database.Configuration) {
+    init(path: String, schema: SQLiteSchema, configuration: SQLiteDatabase.Configuration) {
         self.path = path
         self.schema = schema
         self.configuration = configuration
     }
 
     private var isInMemory: Bool { path == ":memory:" || path.isEmpty }
-    private var logger: Logger { configuration.logger.scoped("store") }
+    private var logger: TidingsLogger { configuration.logger.scoped("store") }
 
     /// The result of one attempt on the file at `path`.
     private enum Attempt {
@@ -29,8 +29,8 @@ struct DatabaseOpener {
     }
 
     /// Opens the file, replacing it when it must be; returns the handle, what happened, and the advisory lock
-    /// that the `Database` holds while it is open (`nil` in memory).
-    func open() throws -> (OpaquePointer, Database.OpenReport, StoreFileLock?) {
+    /// that the `SQLiteDatabase` holds while it is open (`nil` in memory).
+    func open() throws -> (OpaquePointer, SQLiteDatabase.OpenReport, StoreFileLock?) {
         if configuration.readOnly {
             let (handle, report) = try openReadOnly()
             return (handle, report, nil)
@@ -42,7 +42,7 @@ struct DatabaseOpener {
         case .ready(let handle, let from):
             return (
                 handle,
-                Database.OpenReport(
+                SQLiteDatabase.OpenReport(
                     createdFile: created, migratedFrom: from, migratedTo: schema.version, recovery: nil),
                 lock
             )
@@ -65,7 +65,7 @@ struct DatabaseOpener {
                 foreignKeyViolations: salvaged.foreignKeyViolations)
             return (
                 handle,
-                Database.OpenReport(
+                SQLiteDatabase.OpenReport(
                     createdFile: created, migratedFrom: 0, migratedTo: schema.version, recovery: recovery),
                 lock
             )
@@ -112,7 +112,7 @@ struct DatabaseOpener {
         }
         do {
             try configure(handle)
-            let db = DatabaseConnection(handle: handle)
+            let db = SQLiteConnection(handle: handle)
             defer { db.finalizeStatements() }
             // The key first: a wrong key must leave the file alone even when it is also damaged, since the
             // person may only have typed the wrong passphrase.
@@ -160,7 +160,7 @@ struct DatabaseOpener {
         let milliseconds =
             seconds < 0 ? 0 : min(seconds, Int64(Int32.max)) * 1000 + attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
-        let db = DatabaseConnection(handle: handle)
+        let db = SQLiteConnection(handle: handle)
         defer { db.finalizeStatements() }
         // The first statement reads the header: a file that is not a database fails here with SQLITE_NOTADB.
         let mode = try db.fetchOne(String.self, "PRAGMA journal_mode = WAL")
@@ -190,7 +190,7 @@ struct DatabaseOpener {
     /// is retried a few times and then thrown; anything else (out of memory, interruption, I/O) is thrown at
     /// once. A thrown error leaves the file alone, since replacing a healthy file loses its disposable data and
     /// races with the connection that caused the contention.
-    func quickCheck(_ db: DatabaseConnection) throws -> String? {
+    func quickCheck(_ db: SQLiteConnection) throws -> String? {
         var attempt = 0
         while true {
             attempt += 1
@@ -241,7 +241,7 @@ struct DatabaseOpener {
     /// Runs the pending steps in one transaction. Returns a reason to replace the file when the steps fail on
     /// this file's data but succeed on an empty store, or the file is newer than the schema by the time the
     /// lock is held; throws when the steps fail on an empty store too (a bug).
-    private func migrate(_ db: DatabaseConnection, from found: Int) throws -> MigrationOutcome {
+    private func migrate(_ db: SQLiteConnection, from found: Int) throws -> MigrationOutcome {
         do {
             // Another process may have migrated between reading `found` and taking the write lock: what counts
             // is the version inside the transaction.
@@ -262,7 +262,7 @@ struct DatabaseOpener {
             do {
                 let probe = try Self.openHandle(":memory:", flags: SQLITE_OPEN_READWRITE)
                 defer { Self.close(probe) }
-                let probeDB = DatabaseConnection(handle: probe)
+                let probeDB = SQLiteConnection(handle: probe)
                 defer { probeDB.finalizeStatements() }
                 _ = try runMigrations(probeDB, from: 0)
             } catch {
@@ -291,7 +291,7 @@ struct DatabaseOpener {
     /// Migrates from the `user_version` read inside the write transaction and returns it; `found` is only
     /// what the caller saw before taking the lock. A file already at (or past) the schema's version is left
     /// as it is.
-    private func runMigrations(_ db: DatabaseConnection, from found: Int) throws -> Int {
+    private func runMigrations(_ db: SQLiteConnection, from found: Int) throws -> Int {
         try db.execute("BEGIN IMMEDIATE")
         do {
             let current = try db.userVersion()
@@ -343,7 +343,7 @@ struct DatabaseOpener {
 
     /// Every table the migrations made must be declared durable or disposable: otherwise recovery could not
     /// know whether dropping it loses data.
-    func checkDeclaredTables(_ db: DatabaseConnection) throws {
+    func checkDeclaredTables(_ db: SQLiteConnection) throws {
         let declared = Set(schema.tables.map { $0.name.lowercased() } + [ValueCipher.metadataTable])
         let existing = try db.fetchAll(
             String.self, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
@@ -353,7 +353,7 @@ struct DatabaseOpener {
     }
 
     /// Creates Tidings' own metadata table and records the cipher's key check on first use.
-    private func prepareMetadata(_ db: DatabaseConnection) throws {
+    private func prepareMetadata(_ db: SQLiteConnection) throws {
         try db.execute("CREATE TABLE IF NOT EXISTS tidings_meta(name TEXT PRIMARY KEY, value BLOB NOT NULL)")
         try configuration.cipher?.recordKey(in: db)
     }
@@ -361,7 +361,7 @@ struct DatabaseOpener {
     // MARK: Salvage
 
     /// A reason not to copy from the old file: values sealed under another key would never open.
-    private func refusesSalvage(from source: DatabaseConnection) -> String? {
+    private func refusesSalvage(from source: SQLiteConnection) -> String? {
         do {
             try configuration.cipher?.verifyKey(in: source)
             return nil
@@ -394,8 +394,8 @@ struct DatabaseOpener {
                 foreignKeyViolations: [])
         }
         defer { Self.close(old) }
-        let source = DatabaseConnection(handle: old)
-        let target = DatabaseConnection(handle: handle)
+        let source = SQLiteConnection(handle: old)
+        let target = SQLiteConnection(handle: handle)
         defer {
             source.finalizeStatements()
             target.finalizeStatements()
@@ -421,7 +421,7 @@ struct DatabaseOpener {
 
     /// Rows whose references point nowhere after salvage (a parent row lost to the damage). They are kept and
     /// reported: deleting them would lose more of what only the device has.
-    private func foreignKeyCheck(_ target: DatabaseConnection) -> [RecoveryReport.ForeignKeyViolation] {
+    private func foreignKeyCheck(_ target: SQLiteConnection) -> [RecoveryReport.ForeignKeyViolation] {
         var found: [RecoveryReport.ForeignKeyViolation] = []
         do {
             try target.forEachRow("PRAGMA foreign_key_check") { row in
@@ -438,7 +438,7 @@ struct DatabaseOpener {
     }
 
     private func copyTable(
-        _ table: String, from source: DatabaseConnection, to target: DatabaseConnection
+        _ table: String, from source: SQLiteConnection, to target: SQLiteConnection
     ) -> RecoveryReport.SalvagedTable {
         var result = RecoveryReport.SalvagedTable(table: table, rowsCopied: 0, rowsRefused: 0, problem: nil)
         do {
@@ -509,7 +509,7 @@ struct DatabaseOpener {
 
     static func openHandle(_ path: String, flags: Int32) throws -> OpaquePointer {
         var handle: OpaquePointer?
-        // NOMUTEX: `Database` serializes every use behind its own lock.
+        // NOMUTEX: `SQLiteDatabase` serializes every use behind its own lock.
         let code = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
         guard code == SQLITE_OK, let handle else {
             let error = StoreError.fromSQLite(code, connection: handle)

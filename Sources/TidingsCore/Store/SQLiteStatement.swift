@@ -2,7 +2,7 @@ import CSQLite
 
 /// A prepared SQLite statement, owned by one connection and used only under its lock.
 @usableFromInline
-final class Statement {
+final class SQLiteStatement {
     let handle: OpaquePointer
     @usableFromInline let sql: String
     @usableFromInline let parameterCount: Int
@@ -41,7 +41,7 @@ final class Statement {
     deinit { sqlite3_finalize(handle) }
 
     /// Binds `arguments` to the parameters in order; the count must match exactly.
-    func bind(_ arguments: StatementArguments) throws(StoreError) {
+    func bind(_ arguments: SQLiteArguments) throws(StoreError) {
         guard arguments.count == parameterCount else {
             throw StoreError.misuse("\(arguments.count) arguments for \(parameterCount) parameters", sql: sql)
         }
@@ -54,7 +54,7 @@ final class Statement {
     }
 
     @usableFromInline
-    func bind(_ value: DatabaseValue, at index: Int32) throws(StoreError) {
+    func bind(_ value: SQLiteValue, at index: Int32) throws(StoreError) {
         let code: Int32
         switch value {
         case .null: code = sqlite3_bind_null(handle, index)

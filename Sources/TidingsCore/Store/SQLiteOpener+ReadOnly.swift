@@ -1,7 +1,7 @@
 import CSQLite
 import Foundation
 
-extension DatabaseOpener {
+extension SQLiteOpener {
     /// Opens an existing file for reading only: nothing is created, migrated, moved or replaced.
     ///
     /// A file whose `-wal` and `-shm` are both absent (every connection closed cleanly) is opened `immutable`, since
@@ -14,7 +14,7 @@ extension DatabaseOpener {
     ///   ``StoreError/schemaTooNew``; ``StoreError/readOnly`` when the file's schema is older than `schema` (it
     ///   would need migrating); ``StoreError/misuse`` when it has tables `schema` does not declare (another
     ///   program's file).
-    func openReadOnly() throws -> (OpaquePointer, Database.OpenReport) {
+    func openReadOnly() throws -> (OpaquePointer, SQLiteDatabase.OpenReport) {
         guard path != ":memory:", !path.isEmpty else { throw StoreError.misuse("a read-only store needs a file") }
         let manager = FileManager.default
         guard manager.fileExists(atPath: path) else {
@@ -26,7 +26,7 @@ extension DatabaseOpener {
         do {
             sqlite3_extended_result_codes(handle, 1)
             sqlite3_busy_timeout(handle, 1000)
-            let db = DatabaseConnection(handle: handle)
+            let db = SQLiteConnection(handle: handle)
             defer { db.finalizeStatements() }
             // The first read of the header: a file that is not a database fails here.
             _ = try db.fetchOne(Int.self, "SELECT count(*) FROM sqlite_master")
@@ -46,7 +46,7 @@ extension DatabaseOpener {
             }
             return (
                 handle,
-                Database.OpenReport(createdFile: false, migratedFrom: found, migratedTo: found, recovery: nil)
+                SQLiteDatabase.OpenReport(createdFile: false, migratedFrom: found, migratedTo: found, recovery: nil)
             )
         } catch {
             Self.close(handle)

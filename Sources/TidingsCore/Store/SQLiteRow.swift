@@ -1,13 +1,13 @@
 import CSQLite
 
-/// A `Row` is the current result row of a statement being stepped, read in place.
+/// A `SQLiteRow` is the current result row of a statement being stepped, read in place.
 ///
 /// Reading a column copies only what the requested type keeps (an `Int` copies nothing else), so iterating
 /// a large result allocates nothing per row.
 ///
 /// - Warning: A row is valid only inside the closure it was passed to; it reads the statement directly, so
 ///   keeping it and reading it later gives the values of some later row, or throws. Copy what you need.
-public struct Row {
+public struct SQLiteRow {
     @usableFromInline let statement: OpaquePointer
     /// The number of columns of the result.
     public let count: Int
@@ -22,7 +22,7 @@ public struct Row {
     /// - Throws: ``StoreError/misuse`` when `index` is out of range, ``StoreError/typeMismatch`` when the
     ///   column's value cannot be read as `T` (e.g. `NULL` into a non-optional).
     @inlinable
-    public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
+    public subscript<T: SQLiteValueConvertible>(_ index: Int) -> T {
         get throws { try T(databaseColumn: column(index)) }
     }
 
@@ -30,10 +30,10 @@ public struct Row {
     /// hot loops.
     ///
     /// - Throws: ``StoreError/misuse`` when no column has that name, ``StoreError/typeMismatch`` as above.
-    public subscript<T: DatabaseValueConvertible>(_ name: String) -> T {
+    public subscript<T: SQLiteValueConvertible>(_ name: String) -> T {
         get throws {
             for index in 0..<count where columnName(index) == name {
-                return try T(databaseColumn: DatabaseColumn(statement: statement, index: Int32(index)))
+                return try T(databaseColumn: SQLiteColumn(statement: statement, index: Int32(index)))
             }
             throw StoreError.misuse("no column named \(name)")
         }
@@ -43,9 +43,9 @@ public struct Row {
     ///
     /// - Throws: ``StoreError/misuse`` when `index` is out of range.
     @inlinable
-    public func column(_ index: Int) throws -> DatabaseColumn {
+    public func column(_ index: Int) throws -> SQLiteColumn {
         guard index >= 0, index < count else { throw StoreError.misuse("column \(index) out of 0..<\(count)") }
-        return DatabaseColumn(statement: statement, index: Int32(truncatingIfNeeded: index))
+        return SQLiteColumn(statement: statement, index: Int32(truncatingIfNeeded: index))
     }
 
     /// The name of column `index` as the query spelled it (`AS` alias or column name).
@@ -54,16 +54,16 @@ public struct Row {
         return String(cString: name)
     }
 
-    /// All columns as ``DatabaseValue``s, for logging or generic code (allocates; avoid in hot loops).
-    public var values: [DatabaseValue] {
-        (0..<count).map { DatabaseColumn(statement: statement, index: Int32($0)).value }
+    /// All columns as ``SQLiteValue``s, for logging or generic code (allocates; avoid in hot loops).
+    public var values: [SQLiteValue] {
+        (0..<count).map { SQLiteColumn(statement: statement, index: Int32($0)).value }
     }
 }
 
-/// A `DatabaseColumn` is one column of the current row, read in place by ``DatabaseValueConvertible``.
+/// A `SQLiteColumn` is one column of the current row, read in place by ``SQLiteValueConvertible``.
 ///
-/// - Warning: Valid only while the row it came from is; see ``Row``.
-public struct DatabaseColumn {
+/// - Warning: Valid only while the row it came from is; see ``SQLiteRow``.
+public struct SQLiteColumn {
     /// The SQLite storage class of a value.
     public enum Storage: Sendable, Equatable {
         /// SQLite's five storage classes: `NULL`, `INTEGER`, `REAL`, `TEXT` and `BLOB`.
@@ -124,7 +124,7 @@ public struct DatabaseColumn {
     }
 
     /// The value in its own storage class.
-    public var value: DatabaseValue {
+    public var value: SQLiteValue {
         switch storage {
         case .null: .null
         case .integer: .integer(int64)

@@ -1,19 +1,19 @@
 import CSQLite
 
-/// A `DatabaseConnection` runs SQL on an open store; you get one inside ``Database/write(_:)-9yvzy`` and
-/// ``Database/read(_:)-3v382`` (or their async forms).
+/// A `SQLiteConnection` runs SQL on an open store; you get one inside ``SQLiteDatabase/write(_:)-9yvzy`` and
+/// ``SQLiteDatabase/read(_:)-3v382`` (or their async forms).
 ///
 /// Statements are prepared once per SQL text and cached for the connection's lifetime, so running the same
 /// SQL again costs only binding and stepping. Arguments bind to `?` parameters in order; the count must match.
 ///
 /// - Warning: The connection is valid only inside the closure it was passed to, on that closure's thread.
 ///   Don't store it or hand it to another task.
-public final class DatabaseConnection {
+public final class SQLiteConnection {
     let handle: OpaquePointer
-    private var cache: [String: Statement] = [:]
+    private var cache: [String: SQLiteStatement] = [:]
     /// The statement used last: loops run one SQL text over and over, and comparing a string with itself is
     /// cheaper than hashing it.
-    private var lastStatement: Statement?
+    private var lastStatement: SQLiteStatement?
     /// False inside `read { }`: statements that would write are refused before they run.
     var allowsWrites = true
     /// How many statements were prepared (compiled) so far; the cache keeps this from growing with use.
@@ -48,7 +48,7 @@ public final class DatabaseConnection {
     ///
     /// - Throws: ``StoreError`` from SQLite (`constraint`, `busy`, `full`…), `misuse` for a wrong argument
     ///   count or several statements, `readOnly` for a write inside `read { }`.
-    public func execute(_ sql: String, _ arguments: StatementArguments = []) throws {
+    public func execute(_ sql: String, _ arguments: SQLiteArguments = []) throws {
         try withStatement(sql, arguments) { statement in try run(statement) }
     }
 
@@ -63,7 +63,7 @@ public final class DatabaseConnection {
     ///
     /// - Throws: as ``execute(_:_:)``.
     @inlinable
-    public func execute<each Value: DatabaseValueConvertible>(_ sql: String, values: repeat each Value) throws {
+    public func execute<each Value: SQLiteValueConvertible>(_ sql: String, values: repeat each Value) throws {
         // Inlinable so the caller's concrete types are bound directly: no array, no existential boxes, and no
         // closure, which would copy the pack into a context on every call.
         let statement = try acquireStatement(sql)
@@ -83,7 +83,7 @@ public final class DatabaseConnection {
     }
 
     @usableFromInline
-    func run(_ statement: Statement) throws {
+    func run(_ statement: SQLiteStatement) throws {
         while true {
             let code = sqlite3_step(statement.handle)
             if code == SQLITE_DONE { return }
@@ -123,10 +123,10 @@ public final class DatabaseConnection {
     /// - Throws: ``StoreError`` from SQLite or from reading columns, or whatever `body` throws; iteration
     ///   stops at the first error.
     public func forEachRow(
-        _ sql: String, _ arguments: StatementArguments = [], _ body: (Row) throws -> Void
+        _ sql: String, _ arguments: SQLiteArguments = [], _ body: (SQLiteRow) throws -> Void
     ) throws {
         try withStatement(sql, arguments) { statement in
-            let row = Row(statement: statement.handle, count: statement.columnCount)
+            let row = SQLiteRow(statement: statement.handle, count: statement.columnCount)
             while true {
                 let code = sqlite3_step(statement.handle)
                 if code == SQLITE_ROW {
@@ -152,7 +152,7 @@ public final class DatabaseConnection {
     ///
     /// - Throws: as ``forEachRow(_:_:_:)``.
     public func fetchAll<T>(
-        _ sql: String, _ arguments: StatementArguments = [], _ decode: (Row) throws -> T
+        _ sql: String, _ arguments: SQLiteArguments = [], _ decode: (SQLiteRow) throws -> T
     ) throws -> [T] {
         var values: [T] = []
         try forEachRow(sql, arguments) { values.append(try decode($0)) }
@@ -162,8 +162,8 @@ public final class DatabaseConnection {
     /// Runs a query and returns its first column, read as `T`, for every row.
     ///
     /// - Throws: as ``forEachRow(_:_:_:)``; `typeMismatch` when a value is not a `T` (use `T?` for `NULL`s).
-    public func fetchAll<T: DatabaseValueConvertible>(
-        _ type: T.Type, _ sql: String, _ arguments: StatementArguments = []
+    public func fetchAll<T: SQLiteValueConvertible>(
+        _ type: T.Type, _ sql: String, _ arguments: SQLiteArguments = []
     ) throws -> [T] {
         try fetchAll(sql, arguments) { row in try row[0] as T }
     }
@@ -172,11 +172,11 @@ public final class DatabaseConnection {
     ///
     /// - Throws: as ``forEachRow(_:_:_:)``.
     public func fetchOne<T>(
-        _ sql: String, _ arguments: StatementArguments = [], _ decode: (Row) throws -> T
+        _ sql: String, _ arguments: SQLiteArguments = [], _ decode: (SQLiteRow) throws -> T
     ) throws -> T? {
         try withStatement(sql, arguments) { statement in
             let code = sqlite3_step(statement.handle)
-            if code == SQLITE_ROW { return try decode(Row(statement: statement.handle, count: statement.columnCount)) }
+            if code == SQLITE_ROW { return try decode(SQLiteRow(statement: statement.handle, count: statement.columnCount)) }
             if code == SQLITE_DONE { return nil }
             throw StoreError.fromSQLite(code, connection: handle, sql: sql)
         }
@@ -187,8 +187,8 @@ public final class DatabaseConnection {
     /// For example: `let count = try db.fetchOne(Int.self, "SELECT count(*) FROM outbox") ?? 0`.
     ///
     /// - Throws: as ``forEachRow(_:_:_:)``; `typeMismatch` when the value is not a `T`.
-    public func fetchOne<T: DatabaseValueConvertible>(
-        _ type: T.Type, _ sql: String, _ arguments: StatementArguments = []
+    public func fetchOne<T: SQLiteValueConvertible>(
+        _ type: T.Type, _ sql: String, _ arguments: SQLiteArguments = []
     ) throws -> T? {
         try fetchOne(sql, arguments) { row in try row[0] as T }
     }
@@ -226,14 +226,14 @@ public final class DatabaseConnection {
     // MARK: Statements
 
     func withStatement<R>(
-        _ sql: String, _ arguments: StatementArguments, _ body: (Statement) throws -> R
+        _ sql: String, _ arguments: SQLiteArguments, _ body: (SQLiteStatement) throws -> R
     ) throws -> R {
         try withStatement(sql, { statement throws(StoreError) in try statement.bind(arguments) }, body)
     }
 
     /// Prepares (or reuses) the statement for `sql`, binds with `bind`, runs `body`, then resets it.
     func withStatement<R>(
-        _ sql: String, _ bind: (Statement) throws(StoreError) -> Void, _ body: (Statement) throws -> R
+        _ sql: String, _ bind: (SQLiteStatement) throws(StoreError) -> Void, _ body: (SQLiteStatement) throws -> R
     ) throws -> R {
         let statement = try acquireStatement(sql)
         defer { releaseStatement(statement) }
@@ -243,15 +243,15 @@ public final class DatabaseConnection {
 
     /// The cached statement for `sql` (prepared on first use), marked in use; pair with ``releaseStatement(_:)``.
     @usableFromInline
-    func acquireStatement(_ sql: String) throws -> Statement {
-        let statement: Statement
+    func acquireStatement(_ sql: String) throws -> SQLiteStatement {
+        let statement: SQLiteStatement
         if let last = lastStatement, !last.isInUse, last.sql == sql {
             statement = last
         } else if let cached = cache[sql], !cached.isInUse {
             statement = cached
             lastStatement = cached
         } else {
-            statement = try Statement(connection: handle, sql: sql)
+            statement = try SQLiteStatement(connection: handle, sql: sql)
             preparedStatementCount += 1
             // A statement still stepping (a nested use of the same SQL) keeps its cache slot.
             if cache[sql] == nil {
@@ -269,7 +269,7 @@ public final class DatabaseConnection {
 
     /// Resets `statement` for its next use and returns it to the cache.
     @usableFromInline
-    func releaseStatement(_ statement: Statement) {
+    func releaseStatement(_ statement: SQLiteStatement) {
         statement.reset()
         statement.isInUse = false
     }

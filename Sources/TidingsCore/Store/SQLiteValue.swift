@@ -1,8 +1,8 @@
 import CSQLite
 import Foundation
 
-/// A `DatabaseValue` is one SQLite value: `NULL`, a 64-bit integer, a double, text or a blob.
-public enum DatabaseValue: Sendable, Hashable {
+/// A `SQLiteValue` is one SQLite value: `NULL`, a 64-bit integer, a double, text or a blob.
+public enum SQLiteValue: Sendable, Hashable {
     /// SQL `NULL`.
     case null
     /// An `INTEGER` storage class value.
@@ -18,7 +18,7 @@ public enum DatabaseValue: Sendable, Hashable {
 /// A type that can be bound to a statement parameter and read back from a result column.
 ///
 /// Tidings provides conformances for `Int`, `Int64`, `Int32`, `Double`, `Bool`, `String`, `[UInt8]`, `Data`,
-/// `DatabaseValue`, ``SealedValue`` and `Optional` of any of them. Reading never traps: a `NULL` or a value of
+/// `SQLiteValue`, ``SealedValue`` and `Optional` of any of them. Reading never traps: a `NULL` or a value of
 /// an unexpected storage class throws ``StoreError/typeMismatch`` (`Optional` reads `NULL` as `nil`).
 ///
 /// For example, a `Date` stored as unix milliseconds:
@@ -31,48 +31,48 @@ public enum DatabaseValue: Sendable, Hashable {
 ///     }
 /// }
 /// ```
-public protocol DatabaseValueConvertible: Sendable {
+public protocol SQLiteValueConvertible: Sendable {
     /// The value to store.
-    var databaseValue: DatabaseValue { get }
+    var databaseValue: SQLiteValue { get }
     /// Reads a value from the current row's column, without copying anything the type does not keep.
     ///
     /// - Throws: ``StoreError/typeMismatch`` when the column cannot represent `Self`.
-    init(databaseColumn column: DatabaseColumn) throws
+    init(databaseColumn column: SQLiteColumn) throws
 }
 
 /// The values bound to a statement's `?` parameters, in order.
 ///
-/// A bare `nil` has no type in an array literal: write `DatabaseValue.null` or a typed optional
+/// A bare `nil` has no type in an array literal: write `SQLiteValue.null` or a typed optional
 /// (`String?.none`, or a variable of type `String?`).
-public typealias StatementArguments = [any DatabaseValueConvertible]
+public typealias SQLiteArguments = [any SQLiteValueConvertible]
 
-extension DatabaseValue: DatabaseValueConvertible {
-    @inlinable public var databaseValue: DatabaseValue { self }
-    public init(databaseColumn column: DatabaseColumn) throws { self = column.value }
+extension SQLiteValue: SQLiteValueConvertible {
+    @inlinable public var databaseValue: SQLiteValue { self }
+    public init(databaseColumn column: SQLiteColumn) throws { self = column.value }
 }
 
-extension Int64: DatabaseValueConvertible {
-    @inlinable public var databaseValue: DatabaseValue { .integer(self) }
+extension Int64: SQLiteValueConvertible {
+    @inlinable public var databaseValue: SQLiteValue { .integer(self) }
     @inlinable
-    public init(databaseColumn column: DatabaseColumn) throws {
+    public init(databaseColumn column: SQLiteColumn) throws {
         guard let value = column.integer else { throw column.mismatch("Int64") }
         self = value
     }
 }
 
-extension Int: DatabaseValueConvertible {
-    @inlinable public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+extension Int: SQLiteValueConvertible {
+    @inlinable public var databaseValue: SQLiteValue { .integer(Int64(self)) }
     @inlinable
-    public init(databaseColumn column: DatabaseColumn) throws {
+    public init(databaseColumn column: SQLiteColumn) throws {
         guard let value = column.integer, let int = Int(exactly: value) else { throw column.mismatch("Int") }
         self = int
     }
 }
 
-extension Int32: DatabaseValueConvertible {
-    @inlinable public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+extension Int32: SQLiteValueConvertible {
+    @inlinable public var databaseValue: SQLiteValue { .integer(Int64(self)) }
     @inlinable
-    public init(databaseColumn column: DatabaseColumn) throws {
+    public init(databaseColumn column: SQLiteColumn) throws {
         guard let wide = column.integer, let value = Int32(exactly: wide) else {
             throw column.mismatch("Int32")
         }
@@ -80,19 +80,19 @@ extension Int32: DatabaseValueConvertible {
     }
 }
 
-extension Bool: DatabaseValueConvertible {
-    @inlinable public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+extension Bool: SQLiteValueConvertible {
+    @inlinable public var databaseValue: SQLiteValue { .integer(self ? 1 : 0) }
     @inlinable
-    public init(databaseColumn column: DatabaseColumn) throws {
+    public init(databaseColumn column: SQLiteColumn) throws {
         guard let value = column.integer else { throw column.mismatch("Bool") }
         self = value != 0
     }
 }
 
-extension Double: DatabaseValueConvertible {
-    @inlinable public var databaseValue: DatabaseValue { .real(self) }
+extension Double: SQLiteValueConvertible {
+    @inlinable public var databaseValue: SQLiteValue { .real(self) }
     @inlinable
-    public init(databaseColumn column: DatabaseColumn) throws {
+    public init(databaseColumn column: SQLiteColumn) throws {
         switch column.storage {
         case .real: self = column.double
         case .integer: self = Double(column.int64)
@@ -101,38 +101,38 @@ extension Double: DatabaseValueConvertible {
     }
 }
 
-extension String: DatabaseValueConvertible {
-    @inlinable public var databaseValue: DatabaseValue { .text(self) }
-    public init(databaseColumn column: DatabaseColumn) throws {
+extension String: SQLiteValueConvertible {
+    @inlinable public var databaseValue: SQLiteValue { .text(self) }
+    public init(databaseColumn column: SQLiteColumn) throws {
         guard column.storage == .text else { throw column.mismatch("String") }
         self = column.string
     }
 }
 
-extension [UInt8]: DatabaseValueConvertible {
-    @inlinable public var databaseValue: DatabaseValue { .blob(self) }
-    public init(databaseColumn column: DatabaseColumn) throws {
+extension [UInt8]: SQLiteValueConvertible {
+    @inlinable public var databaseValue: SQLiteValue { .blob(self) }
+    public init(databaseColumn column: SQLiteColumn) throws {
         guard column.storage == .blob else { throw column.mismatch("[UInt8]") }
         self = column.bytes
     }
 }
 
-extension Data: DatabaseValueConvertible {
-    @inlinable public var databaseValue: DatabaseValue { .blob([UInt8](self)) }
-    public init(databaseColumn column: DatabaseColumn) throws {
+extension Data: SQLiteValueConvertible {
+    @inlinable public var databaseValue: SQLiteValue { .blob([UInt8](self)) }
+    public init(databaseColumn column: SQLiteColumn) throws {
         guard column.storage == .blob else { throw column.mismatch("Data") }
         self = Data(column.bytes)
     }
 }
 
-extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
-    @inlinable public var databaseValue: DatabaseValue {
+extension Optional: SQLiteValueConvertible where Wrapped: SQLiteValueConvertible {
+    @inlinable public var databaseValue: SQLiteValue {
         switch self {
         case .none: .null
         case .some(let value): value.databaseValue
         }
     }
-    public init(databaseColumn column: DatabaseColumn) throws {
+    public init(databaseColumn column: SQLiteColumn) throws {
         self = column.storage == .null ? .none : .some(try Wrapped(databaseColumn: column))
     }
 }

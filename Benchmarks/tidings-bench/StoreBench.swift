@@ -186,7 +186,8 @@ struct StoreBench {
         var typed: [Double] = []
         var raw: [Double] = []
         for _ in 0..<repetitions {
-            let database = try SQLiteDatabase(path: freshPath(), schema: Self.schema, configuration: .init(cipher: cipher))
+            let database = try SQLiteDatabase(
+                path: freshPath(), schema: Self.schema, configuration: .init(cipher: cipher))
             typed.append(
                 try measureSeconds {
                     for id in 0..<Int64(rows) {

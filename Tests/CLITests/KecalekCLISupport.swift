@@ -20,7 +20,9 @@ enum KecalekCLI {
         .sorted()
     }
 
-    static func hex(_ key: TidingsCrypto.SymmetricKey) -> String { key.bytes.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ key: TidingsCrypto.SymmetricKey) -> String {
+        key.bytes.map { String(format: "%02x", $0) }.joined()
+    }
 
     /// A cache key of the test's own (not the sandbox's demo key).
     static let cacheKey = String(repeating: "5a", count: 32)

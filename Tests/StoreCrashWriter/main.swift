@@ -109,12 +109,15 @@ switch arguments.dropFirst().first {
 case "migrate" where arguments.count == 4 || arguments.count == 5:
     say("opening")
     let signals = arguments.count == 5 && arguments[4] == "hold" ? arguments[3] : nil
-    outcome { try SQLiteDatabase(path: arguments[2], schema: twoProcessSchema(signals: signals), configuration: patient) }
+    outcome {
+        try SQLiteDatabase(path: arguments[2], schema: twoProcessSchema(signals: signals), configuration: patient)
+    }
 case "open" where arguments.count == 3:
     outcome { try SQLiteDatabase(path: arguments[2], schema: twoProcessSchema(signals: nil), configuration: patient) }
 case "advance-marker" where arguments.count == 5:
     do {
-        let database = try SQLiteDatabase(path: arguments[2], schema: twoProcessSchema(signals: nil), configuration: patient)
+        let database = try SQLiteDatabase(
+            path: arguments[2], schema: twoProcessSchema(signals: nil), configuration: patient)
         let marker = try MonotonicMarker(key: arguments[3], storage: SQLiteMarkerStorage(database: database))
         switch try marker.advanceReporting(to: ServerID(arguments[4])) {
         case .moved: say("moved")

@@ -65,7 +65,8 @@ import Testing
                 sealed.ciphertext, tag: sealed.tag, key: key, nonce: flipped(nonce, at: 11), authenticating: aad)
         }
         #expect(throws: CryptoError.authenticationFailure) {
-            try TidingsCrypto.AESGCM.open(sealed.ciphertext, tag: sealed.tag, key: key, nonce: nonce, authenticating: [])
+            try TidingsCrypto.AESGCM.open(
+                sealed.ciphertext, tag: sealed.tag, key: key, nonce: nonce, authenticating: [])
         }
         #expect(throws: CryptoError.authenticationFailure) {
             try TidingsCrypto.AESGCM.open(
@@ -73,14 +74,16 @@ import Testing
         }
         #expect(throws: CryptoError.authenticationFailure) {
             try TidingsCrypto.AESGCM.open(
-                sealed.ciphertext, tag: sealed.tag, key: TidingsCrypto.SymmetricKey.random(bitCount: bits), nonce: nonce,
+                sealed.ciphertext, tag: sealed.tag, key: TidingsCrypto.SymmetricKey.random(bitCount: bits),
+                nonce: nonce,
                 authenticating: aad)
         }
         #expect(throws: CryptoError.authenticationFailure) {
             try TidingsCrypto.AESGCM.open(sealed.ciphertext, tag: Array(sealed.tag.prefix(12)), key: key, nonce: nonce)
         }
         #expect(
-            try TidingsCrypto.AESGCM.open(sealed.ciphertext, tag: sealed.tag, key: key, nonce: nonce, authenticating: aad)
+            try TidingsCrypto.AESGCM.open(
+                sealed.ciphertext, tag: sealed.tag, key: key, nonce: nonce, authenticating: aad)
                 == plaintext)
     }
 
@@ -100,7 +103,9 @@ import Testing
 
     @Test func malformedInputsFailTyped() throws {
         let key = TidingsCrypto.SymmetricKey.random()
-        #expect(throws: CryptoError.invalidKeySize(24)) { try TidingsCrypto.SymmetricKey(bytes: Array(repeating: 0, count: 24)) }
+        #expect(throws: CryptoError.invalidKeySize(24)) {
+            try TidingsCrypto.SymmetricKey(bytes: Array(repeating: 0, count: 24))
+        }
         #expect(throws: CryptoError.invalidKeySize(0)) { try TidingsCrypto.SymmetricKey(bytes: []) }
         #expect(throws: CryptoError.invalidNonceSize(16)) {
             try TidingsCrypto.AESGCM.seal([1], key: key, nonce: Array(repeating: 0, count: 16))

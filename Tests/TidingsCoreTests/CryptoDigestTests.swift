@@ -25,7 +25,8 @@ import Testing
     @Test func longInputsHashAndDiffer() {
         let big = [UInt8](repeating: 0x61, count: 1_000_000)
         #expect(
-            hexString(TidingsCrypto.SHA256.hash(big)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+            hexString(TidingsCrypto.SHA256.hash(big))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
         var other = big
         other[999_999] = 0x62
         #expect(TidingsCrypto.SHA512.hash(big) != TidingsCrypto.SHA512.hash(other))

@@ -26,7 +26,8 @@ import Testing
         let reimported = try TidingsCrypto.P256.KeyAgreement.PrivateKey(rawRepresentation: alice.rawRepresentation)
         #expect(reimported.publicKey == alice.publicKey)
         #expect(
-            try TidingsCrypto.P256.KeyAgreement.PublicKey(x963Representation: alice.publicKey.x963Representation) == alice.publicKey)
+            try TidingsCrypto.P256.KeyAgreement.PublicKey(x963Representation: alice.publicKey.x963Representation)
+                == alice.publicKey)
         #expect(!alice.description.contains(hexString(alice.rawRepresentation)))
     }
 

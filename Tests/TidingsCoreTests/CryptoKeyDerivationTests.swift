@@ -24,10 +24,14 @@ import Testing
         #expect(TidingsCrypto.HMACSHA256.isValidAuthenticationCode(mac, for: message, key: key))
         #expect(!TidingsCrypto.HMACSHA256.isValidAuthenticationCode(mac, for: Array("payloaD".utf8), key: key))
         #expect(!TidingsCrypto.HMACSHA256.isValidAuthenticationCode(Array(mac.dropLast()), for: message, key: key))
-        #expect(!TidingsCrypto.HMACSHA256.isValidAuthenticationCode(mac, for: message, key: TidingsCrypto.SecureRandom.bytes(32)))
+        #expect(
+            !TidingsCrypto.HMACSHA256.isValidAuthenticationCode(
+                mac, for: message, key: TidingsCrypto.SecureRandom.bytes(32)))
         // Empty keys and messages are legal HMAC inputs.
         #expect(TidingsCrypto.HMACSHA256.authenticationCode(for: [], key: []).count == 32)
-        #expect(TidingsCrypto.HMACSHA256.authenticationCode(for: [], key: []) != TidingsCrypto.HMACSHA256.authenticationCode(for: [0], key: []))
+        #expect(
+            TidingsCrypto.HMACSHA256.authenticationCode(for: [], key: [])
+                != TidingsCrypto.HMACSHA256.authenticationCode(for: [0], key: []))
     }
 
     @Test func hkdfMatchesRFC5869() throws {
@@ -42,10 +46,13 @@ import Testing
             let prk = TidingsCrypto.HKDF.extract(inputKeyMaterial: ikm, salt: salt)
             #expect(hexString(prk) == vector["prk"], "\(name) PRK")
             #expect(
-                hexString(try TidingsCrypto.HKDF.expand(pseudoRandomKey: prk, info: info, outputByteCount: length)) == vector["okm"],
+                hexString(try TidingsCrypto.HKDF.expand(pseudoRandomKey: prk, info: info, outputByteCount: length))
+                    == vector["okm"],
                 "\(name) OKM")
             #expect(
-                hexString(try TidingsCrypto.HKDF.deriveKey(inputKeyMaterial: ikm, salt: salt, info: info, outputByteCount: length))
+                hexString(
+                    try TidingsCrypto.HKDF.deriveKey(
+                        inputKeyMaterial: ikm, salt: salt, info: info, outputByteCount: length))
                     == vector["okm"], "\(name) one call")
         }
     }
@@ -56,9 +63,17 @@ import Testing
         let longest = try TidingsCrypto.HKDF.expand(pseudoRandomKey: prk, info: [9], outputByteCount: 255 * 32)
         #expect(longest.count == 8160)
         // Each length is a prefix of a longer output (RFC 5869 expands block by block).
-        #expect(try TidingsCrypto.HKDF.expand(pseudoRandomKey: prk, info: [9], outputByteCount: 33) == Array(longest.prefix(33)))
-        #expect(throws: CryptoError.self) { try TidingsCrypto.HKDF.expand(pseudoRandomKey: prk, info: [], outputByteCount: 8161) }
-        #expect(throws: CryptoError.self) { try TidingsCrypto.HKDF.expand(pseudoRandomKey: prk, info: [], outputByteCount: -1) }
-        #expect(throws: CryptoError.self) { try TidingsCrypto.HKDF.expand(pseudoRandomKey: [1], info: [], outputByteCount: 16) }
+        #expect(
+            try TidingsCrypto.HKDF.expand(pseudoRandomKey: prk, info: [9], outputByteCount: 33)
+                == Array(longest.prefix(33)))
+        #expect(throws: CryptoError.self) {
+            try TidingsCrypto.HKDF.expand(pseudoRandomKey: prk, info: [], outputByteCount: 8161)
+        }
+        #expect(throws: CryptoError.self) {
+            try TidingsCrypto.HKDF.expand(pseudoRandomKey: prk, info: [], outputByteCount: -1)
+        }
+        #expect(throws: CryptoError.self) {
+            try TidingsCrypto.HKDF.expand(pseudoRandomKey: [1], info: [], outputByteCount: 16)
+        }
     }
 }

@@ -52,7 +52,8 @@ import Testing
     @Test func privateExponentFromPKCS1MatchesOpenSSL() throws {
         // The Apple backend reads `d` from PKCS#1 for the key derivation key; OpenSSL's is the reference.
         let key = try #require(CryptoRSATests.key)
-        let pkcs1 = try RSAKeyDER.pkcs1PrivateKey(fromPKCS8: TidingsCrypto.PEM.decode(key.pemRepresentation, label: "PRIVATE KEY"))
+        let pkcs1 = try RSAKeyDER.pkcs1PrivateKey(
+            fromPKCS8: TidingsCrypto.PEM.decode(key.pemRepresentation, label: "PRIVATE KEY"))
         let exponent = try RSAKeyDER.privateExponent(fromPKCS1: pkcs1, byteCount: 256)
         #expect(exponent.count == 256)
         #if !canImport(Security)

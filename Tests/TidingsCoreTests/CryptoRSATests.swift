@@ -104,7 +104,9 @@ import Testing
             }
         }
         for length in [0, 1, 255, 257, 512] {
-            #expect(throws: CryptoError.self) { try fixed.decrypt(TidingsCrypto.SecureRandom.bytes(length), padding: .oaepSHA1) }
+            #expect(throws: CryptoError.self) {
+                try fixed.decrypt(TidingsCrypto.SecureRandom.bytes(length), padding: .oaepSHA1)
+            }
         }
     }
 
@@ -161,7 +163,9 @@ import Testing
             }
             // Every failure is a typed CryptoError (the initializer throws nothing else); a flip
             // inside the modulus may still yield a different but valid key.
-            if (try? TidingsCrypto.RSA.PublicKey(pemRepresentation: TidingsCrypto.PEM.encode(mutated, label: "PUBLIC KEY"))) != nil {
+            if (try? TidingsCrypto.RSA.PublicKey(
+                pemRepresentation: TidingsCrypto.PEM.encode(mutated, label: "PUBLIC KEY"))) != nil
+            {
                 accepted += 1
             }
         }
@@ -175,7 +179,9 @@ import Testing
             for _ in 0..<20 {
                 let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
                 #expect(throws: CryptoError.self) { try TidingsCrypto.AESGCM.openCombined(bytes, key: key) }
-                #expect(throws: CryptoError.self) { try TidingsCrypto.P256.KeyAgreement.PublicKey(x963Representation: bytes) }
+                #expect(throws: CryptoError.self) {
+                    try TidingsCrypto.P256.KeyAgreement.PublicKey(x963Representation: bytes)
+                }
                 #expect(throws: CryptoError.self) { try RSAKeyDER.pkcs1PublicKey(fromSubjectPublicKeyInfo: bytes) }
                 #expect(throws: CryptoError.self) { try RSAKeyDER.pkcs1PrivateKey(fromPKCS8: bytes) }
                 let text = String(decoding: bytes, as: UTF8.self)

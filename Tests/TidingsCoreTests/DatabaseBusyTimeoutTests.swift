@@ -4,7 +4,8 @@ import TidingsCore
 /// The busy timeout reaches SQLite in milliseconds, clamped to what SQLite accepts.
 @Suite(.timeLimit(.minutes(1))) struct DatabaseBusyTimeoutTests {
     private func busyTimeout(_ timeout: Duration) throws -> Int? {
-        let database = try SQLiteDatabase.inMemory(schema: TestSchema.schema, configuration: .init(busyTimeout: timeout))
+        let database = try SQLiteDatabase.inMemory(
+            schema: TestSchema.schema, configuration: .init(busyTimeout: timeout))
         return try database.read { try $0.fetchOne(Int.self, "PRAGMA busy_timeout") }
     }
 

@@ -112,7 +112,9 @@ import Testing
                 try db.execute("INSERT INTO settings VALUES ('held', 'yes')")
                 let write = Result { try other.write { try $0.execute("INSERT INTO settings VALUES ('other', 'no')") } }
                 // A migration that cannot take the lock fails busy: a locked file is not a damaged one.
-                let migration = Result { _ = try SQLiteDatabase(path: path, schema: version2, configuration: impatient) }
+                let migration = Result {
+                    _ = try SQLiteDatabase(path: path, schema: version2, configuration: impatient)
+                }
                 // Readers still see the last committed state while the writer holds its lock (WAL).
                 let count = try other.read { try $0.fetchOne(Int.self, "SELECT count(*) FROM settings") }
                 return (write.failure, migration.failure, count)

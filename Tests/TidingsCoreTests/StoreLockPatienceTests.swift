@@ -38,7 +38,8 @@ import Testing
         let patient = SQLiteDatabase.Configuration(lockPatience: .seconds(50))
         let opened = try await onDedicatedThread("open") {
             Result {
-                try SQLiteDatabase(path: path, schema: TestSchema.schema, configuration: patient).openReport.recovery?.reason
+                try SQLiteDatabase(path: path, schema: TestSchema.schema, configuration: patient).openReport.recovery?
+                    .reason
             }
         }
         #expect(try opened.get() == .schemaTooNew(found: 2, known: 1))

@@ -44,7 +44,8 @@ import Testing
         let database = try SQLiteDatabase(
             path: path, schema: TestSchema.schema,
             configuration: .init(
-                now: { Self.fixedNow }, logger: TidingsLogger(subsystem: "test", minimumLevel: .debug, sink: log.append)))
+                now: { Self.fixedNow }, logger: TidingsLogger(subsystem: "test", minimumLevel: .debug, sink: log.append)
+            ))
         let recovery = try #require(database.openReport.recovery)
         #expect(log.records.contains { $0.level == .warning && $0.message.contains(recovery.movedTo) })
         guard case .notADatabase = recovery.reason else {

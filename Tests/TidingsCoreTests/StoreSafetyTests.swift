@@ -178,7 +178,8 @@ import Testing
             }
         }
         #expect(throws: StoreError.damagedKeyCheck) {
-            try SQLiteDatabase(path: path, schema: TestSchema.schema, configuration: .init(cipher: try ValueCipher(key: key)))
+            try SQLiteDatabase(
+                path: path, schema: TestSchema.schema, configuration: .init(cipher: try ValueCipher(key: key)))
         }
         #expect(throws: StoreError.wrongKey) {
             try SQLiteDatabase(
@@ -230,7 +231,8 @@ import Testing
         }
         // A format-2 value relabelled as format 1 (with a matching unkeyed tag) does not open.
         let current = try cipher.seal(Array("new".utf8), table: "outbox", column: "payload", rowID: Int64(7))
-        let relabelled = SealedValue(bytes: [1] + Array(TidingsCrypto.SHA256.hash(binding).prefix(8)) + current.bytes[9...])
+        let relabelled = SealedValue(
+            bytes: [1] + Array(TidingsCrypto.SHA256.hash(binding).prefix(8)) + current.bytes[9...])
         #expect(throws: StoreError.tampered) {
             try cipher.open(relabelled, table: "outbox", column: "payload", rowID: Int64(7))
         }

@@ -58,7 +58,9 @@ import TidingsSandbox
         // Reopened with the key: everything is there; with another key: refused.
         let reopened = try KecalekSQLiteCache(path: path, key: key)
         #expect(try reopened.newestMessages(conversationID: "c", limit: 1).first?.text == "tajné")
-        #expect(throws: StoreError.wrongKey) { try KecalekSQLiteCache(path: path, key: TidingsCrypto.SymmetricKey.random()) }
+        #expect(throws: StoreError.wrongKey) {
+            try KecalekSQLiteCache(path: path, key: TidingsCrypto.SymmetricKey.random())
+        }
     }
 
     @Test func aWriteThatFailsHalfwayLeavesNothing() throws {

@@ -176,7 +176,9 @@ public final class SQLiteConnection {
     ) throws -> T? {
         try withStatement(sql, arguments) { statement in
             let code = sqlite3_step(statement.handle)
-            if code == SQLITE_ROW { return try decode(SQLiteRow(statement: statement.handle, count: statement.columnCount)) }
+            if code == SQLITE_ROW {
+                return try decode(SQLiteRow(statement: statement.handle, count: statement.columnCount))
+            }
             if code == SQLITE_DONE { return nil }
             throw StoreError.fromSQLite(code, connection: handle, sql: sql)
         }

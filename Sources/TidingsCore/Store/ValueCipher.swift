@@ -164,7 +164,8 @@ public struct ValueCipher: Sendable {
     func bindingTag(_ associatedData: [UInt8], version: UInt8) -> [UInt8] {
         let digest =
             version == SealedValue.legacyVersion
-            ? TidingsCrypto.SHA256.hash(associatedData) : TidingsCrypto.SHA256.hash(outerPad + TidingsCrypto.SHA256.hash(innerPad + associatedData))
+            ? TidingsCrypto.SHA256.hash(associatedData)
+            : TidingsCrypto.SHA256.hash(outerPad + TidingsCrypto.SHA256.hash(innerPad + associatedData))
         return Array(digest.prefix(SealedValue.bindingByteCount))
     }
 
@@ -183,7 +184,9 @@ public struct ValueCipher: Sendable {
     /// 16 bytes that identify the key without revealing it (an HMAC under a derived key). Stored beside the
     /// key check, it tells a damaged key check (the identifier matches) from a wrong key (it does not).
     var keyIdentifier: [UInt8] {
-        Array(TidingsCrypto.HMACSHA256.authenticationCode(for: Array("tidings key id v1".utf8), key: rowTagKey).prefix(16))
+        Array(
+            TidingsCrypto.HMACSHA256.authenticationCode(for: Array("tidings key id v1".utf8), key: rowTagKey).prefix(16)
+        )
     }
 
     /// Checks the store's key check against this key. No key check: no error.

@@ -27,7 +27,9 @@ public struct KecalekAESGCMCipher: KecalekMessageDecryptor {
             throw KecalekError(.missingKey, operation: messageID, detail: "no key for conversation")
         }
         do {
-            return Data(try TidingsCrypto.AESGCM.openCombined(Array(sealed), key: key, authenticating: Array(conversationID.utf8)))
+            return Data(
+                try TidingsCrypto.AESGCM.openCombined(
+                    Array(sealed), key: key, authenticating: Array(conversationID.utf8)))
         } catch {
             throw KecalekError(.decryption, operation: messageID, detail: "\(error)")
         }
@@ -41,7 +43,9 @@ public struct KecalekAESGCMCipher: KecalekMessageDecryptor {
             throw KecalekError(.missingKey, operation: conversationID, detail: "no key for conversation")
         }
         do {
-            return Data(try TidingsCrypto.AESGCM.sealCombined(Array(plaintext), key: key, authenticating: Array(conversationID.utf8)))
+            return Data(
+                try TidingsCrypto.AESGCM.sealCombined(
+                    Array(plaintext), key: key, authenticating: Array(conversationID.utf8)))
         } catch {
             throw KecalekError(.decryption, operation: conversationID, detail: "\(error)")
         }

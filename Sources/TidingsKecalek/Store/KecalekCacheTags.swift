@@ -33,7 +33,8 @@ struct KecalekCacheTags: Sendable {
     /// The `conversation_tag` of a conversation.
     func conversation(_ conversationID: String) -> [UInt8] {
         Array(
-            TidingsCrypto.HMACSHA256.authenticationCode(for: Array(conversationID.utf8), key: conversationKey).prefix(Self.byteCount))
+            TidingsCrypto.HMACSHA256.authenticationCode(for: Array(conversationID.utf8), key: conversationKey).prefix(
+                Self.byteCount))
     }
 
     /// The `message_tag` of a message: bound to its conversation too, so the same message ID in two

@@ -102,7 +102,9 @@ public final class KecalekSQLiteCache: KecalekMessageCache {
     /// - Throws: `StoreError.wrongKey` when the file was written with another key; other `StoreError`s
     ///   when the file cannot be opened. Read-write, a damaged file is replaced by an empty cache (reported in
     ///   `database.openReport`), since the server has the data; read-only, damage throws and the file stays.
-    public init(path: String, key: TidingsCrypto.SymmetricKey, logger: TidingsLogger = .disabled, readOnly: Bool = false) throws {
+    public init(
+        path: String, key: TidingsCrypto.SymmetricKey, logger: TidingsLogger = .disabled, readOnly: Bool = false
+    ) throws {
         cipher = try ValueCipher(key: key)
         tags = try KecalekCacheTags(storeKey: key)
         database = try SQLiteDatabase(

@@ -22,6 +22,7 @@ extension KecalekSandboxServer {
 
     /// The fixed key of a sample conversation.
     public static func sampleKey(for conversationID: String) throws -> TidingsCrypto.SymmetricKey {
-        try TidingsCrypto.SymmetricKey(bytes: TidingsCrypto.SHA256.hash(Array("tidings kecalek sandbox \(conversationID)".utf8)))
+        try TidingsCrypto.SymmetricKey(
+            bytes: TidingsCrypto.SHA256.hash(Array("tidings kecalek sandbox \(conversationID)".utf8)))
     }
 }

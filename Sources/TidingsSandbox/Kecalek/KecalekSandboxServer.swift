@@ -152,7 +152,9 @@ public actor KecalekSandboxServer {
     }
 
     /// The key of a conversation, for clients of the sandbox.
-    public nonisolated func key(for conversationID: String) -> TidingsCrypto.SymmetricKey? { keys.key(for: conversationID) }
+    public nonisolated func key(for conversationID: String) -> TidingsCrypto.SymmetricKey? {
+        keys.key(for: conversationID)
+    }
 
     /// The IDs of every conversation, sorted.
     public var conversationIDs: [String] { conversations.keys.sorted() }
@@ -304,7 +306,9 @@ final class KeyStore: @unchecked Sendable {
     private var keys: [String: TidingsCrypto.SymmetricKey] = [:]
 
     func key(for conversationID: String) -> TidingsCrypto.SymmetricKey? { lock.withLock { keys[conversationID] } }
-    func set(_ key: TidingsCrypto.SymmetricKey, for conversationID: String) { lock.withLock { keys[conversationID] = key } }
+    func set(_ key: TidingsCrypto.SymmetricKey, for conversationID: String) {
+        lock.withLock { keys[conversationID] = key }
+    }
 
     private var tokens: [String: String] = [:]
 

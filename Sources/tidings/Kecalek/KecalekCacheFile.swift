@@ -35,7 +35,9 @@ enum KecalekCacheKey {
         guard sandboxAllowed else {
             throw UsageError(message: "--server needs --key (or TIDINGS_KECALEK_KEY) for the cache.")
         }
-        return .sandboxDemo(try TidingsCrypto.SymmetricKey(bytes: TidingsCrypto.SHA256.hash(Array("tidings kecalek sandbox cache".utf8))))
+        return .sandboxDemo(
+            try TidingsCrypto.SymmetricKey(
+                bytes: TidingsCrypto.SHA256.hash(Array("tidings kecalek sandbox cache".utf8))))
     }
 }
 

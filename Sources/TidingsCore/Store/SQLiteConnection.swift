@@ -1,7 +1,7 @@
 import CSQLite
 
-/// A `SQLiteConnection` runs SQL on an open store; you get one inside ``SQLiteDatabase/write(_:)-9yvzy`` and
-/// ``SQLiteDatabase/read(_:)-3v382`` (or their async forms).
+/// A `SQLiteConnection` runs SQL on an open store; you get one inside ``SQLiteDatabase/write(_:)-1t7wp`` and
+/// ``SQLiteDatabase/read(_:)-63imq`` (or their async forms).
 ///
 /// Statements are prepared once per SQL text and cached for the connection's lifetime, so running the same
 /// SQL again costs only binding and stepping. Arguments bind to `?` parameters in order; the count must match.

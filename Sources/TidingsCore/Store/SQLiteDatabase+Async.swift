@@ -36,7 +36,7 @@ extension SQLiteDatabase {
     }
 
     /// Runs `body` in a read transaction on the store's own serial queue; see ``read(_:)`` and
-    /// ``write(_:)-10ueh`` for why.
+    /// ``write(_:)-9fkeh`` for why.
     ///
     /// - Throws: `CancellationError` when cancelled before the work starts; otherwise as ``read(_:)``.
     public func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {

@@ -8,7 +8,7 @@ import Foundation
 /// schema newer than the code, or cannot take the migrations is moved aside and replaced by a fresh store
 /// into which the readable durable tables are copied; ``openReport`` says what happened.
 ///
-/// Every access goes through ``write(_:)-9yvzy``, ``read(_:)-3v382`` or ``writeWithoutTransaction(_:)``, which serialize
+/// Every access goes through ``write(_:)-1t7wp``, ``read(_:)-63imq`` or ``writeWithoutTransaction(_:)``, which serialize
 /// callers (any thread, any task) behind one lock, so a `SQLiteDatabase` can be shared freely. Those run on the
 /// caller's thread; from Swift's cooperative pool (actors, tasks) use the `async` `write`/`read`, which run
 /// the same work on the store's own serial queue, since SQLite may wait (busy timeout, disk).

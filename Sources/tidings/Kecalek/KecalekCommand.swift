@@ -15,6 +15,7 @@ private let userOption = OptionSpec.value(
 )
 private let syncConversationOption = OptionSpec.repeating(
     "--conversation", "id", help: "A conversation to sync (default: every sandbox conversation).")
+// The value name prints as `<id>=<hex>`: one value made of two parts.
 private let conversationKeyOption = OptionSpec.repeating(
     "--conversation-key", "id>=<hex", help: "A conversation's AES-256-GCM key; one per --conversation with --server.")
 private let syncLimitOption = OptionSpec.value(

@@ -59,7 +59,7 @@ import TidingsSandbox
     }
 
     @Test func theRunnerMapsUsageErrorsTo64AndFailuresToTheirCode() async throws {
-        let root = Command(name: "tidings", abstract: "", usage: "", subcommands: [kecalekCommand])
+        let root = Command(name: "tidings", abstract: "", subcommands: [kecalekCommand])
         let store = try KecalekCLI.temporaryStore()
         let noUser = await Runner(root: root).run([
             "kecalek", "sync", "--store", store, "--server", "ws://127.0.0.1:9/", "--key", KecalekCLI.cacheKey,

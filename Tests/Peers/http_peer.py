@@ -1,6 +1,8 @@
 """HTTP test peer: an aiohttp server on 127.0.0.1 for the HTTP client's interop tests.
 
-Usage: http_peer.py --port 0      (prints `READY <port>` once listening)
+Usage: http_peer.py --port 0 [--tls-cert server.pem --tls-key server.key]
+       (prints `READY <port>` once listening; with --tls-cert it serves HTTPS, so `/redirect-to-port` is an
+       https -> http downgrade)
 
 Routes:
   GET  /cookies/set?name=N&value=V[&max_age=S]  sets one cookie (Max-Age when given)
@@ -28,6 +30,7 @@ import asyncio
 import hashlib
 import os
 import signal
+import ssl
 
 from aiohttp import web
 
@@ -164,7 +167,13 @@ async def main():
     peer_lifeline.install()
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
     args = parser.parse_args()
+    context = None
+    if args.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
     app = web.Application()
     app.add_routes(
         [
@@ -189,7 +198,7 @@ async def main():
     )
     runner = web.AppRunner(app)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", args.port)
+    site = web.TCPSite(runner, "127.0.0.1", args.port, ssl_context=context)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]
     print(f"READY {port}", flush=True)

@@ -1,66 +1,56 @@
-import Foundation
-
-/// A command of the `tidings` tool: a name, its help, and either subcommands or a body.
+/// A command of the `tidings` tool: a name, its declared options, and either subcommands or a body.
 ///
-/// Bodies receive the arguments that follow the command's name and throw ``UsageError``
-/// for anything they do not understand, which the tool reports on standard error with exit
-/// code 64 (EX_USAGE).
+/// A body runs in two steps: `validate` turns the ``ParsedOptions`` into the command's input and throws
+/// ``ValidationError`` for anything wrong (exit 64, nothing done yet); only then does `run` do the work.
 struct Command: Sendable {
     /// The word that selects the command (`demo`, `sync`).
     let name: String
-    /// One line for the parent's SUBCOMMANDS list.
+    /// One line for the parent's SUBCOMMANDS list and the OVERVIEW.
     let abstract: String
-    /// The USAGE line, without the leading `tidings`.
-    let usage: String
-    /// The OPTIONS section, one entry per line (`--store <path>   Where the store lives.`).
-    let options: [String]
-    /// Paragraph lines printed after OPTIONS (exit statuses, guarantees), or none.
+    /// The options, each declared once; help, usage and parsing come from them.
+    let options: [OptionSpec]
+    /// Paragraph lines printed after OPTIONS (exit statuses, JSON keys, guarantees), or none.
     let discussion: [String]
-    /// Subcommands, for a command that only groups others.
+    /// Subcommands, for a command that groups others.
     let subcommands: [Command]
-    /// The body, for a command that does something.
-    let run: (@Sendable (inout Arguments) async throws -> Void)?
+    /// Validates parsed options and returns the work to do; nil for a command that only groups others.
+    let prepare: (@Sendable (ParsedOptions) throws -> @Sendable () async throws -> Void)?
 
-    init(
+    /// A command that only groups subcommands.
+    init(name: String, abstract: String, discussion: [String] = [], subcommands: [Command]) {
+        self.name = name
+        self.abstract = abstract
+        self.options = []
+        self.discussion = discussion
+        self.subcommands = subcommands
+        self.prepare = nil
+    }
+
+    /// A command with a body: `validate` checks everything the command line can get wrong before `run` starts.
+    init<Input: Sendable>(
         name: String,
         abstract: String,
-        usage: String,
-        options: [String] = [],
+        options: [OptionSpec] = [],
         discussion: [String] = [],
         subcommands: [Command] = [],
-        run: (@Sendable (inout Arguments) async throws -> Void)? = nil
+        validate: @escaping @Sendable (ParsedOptions) throws -> Input,
+        run: @escaping @Sendable (Input) async throws -> Void
     ) {
         self.name = name
         self.abstract = abstract
-        self.usage = usage
         self.options = options
         self.discussion = discussion
         self.subcommands = subcommands
-        self.run = run
-    }
-
-    /// The help text printed by `--help`, `-h` and `help <command>`.
-    func help(path: [String]) -> String {
-        var lines = ["OVERVIEW: \(abstract)", "", "USAGE: tidings \(usage)"]
-        var options = self.options
-        options.append("-h, --help              Show help information.")
-        lines += ["", "OPTIONS:"] + options.map { "  \($0)" }
-        if !discussion.isEmpty { lines += [""] + discussion }
-        if !subcommands.isEmpty {
-            let width = (subcommands.map(\.name.count).max() ?? 0) + 4
-            lines += ["", "SUBCOMMANDS:"]
-            for sub in subcommands {
-                lines.append("  " + sub.name.padding(toLength: width, withPad: " ", startingAt: 0) + sub.abstract)
-            }
-            let prefix = (["tidings"] + path).joined(separator: " ")
-            lines += ["", "  See '\(prefix) help <subcommand>' for detailed help."]
+        self.prepare = { parsed in
+            let input = try validate(parsed)
+            return { try await run(input) }
         }
-        return lines.joined(separator: "\n") + "\n"
     }
+
+    /// The `--json` option, when this command declares one.
+    var jsonOption: OptionSpec? { options.first { $0.name == "--json" } }
 }
 
-/// A mistake in how the tool was called; reported with the usage line and exit code 64.
-struct UsageError: Error, Sendable {
-    /// What was wrong, in one sentence.
-    let message: String
-}
+/// The `--json` flag shared by commands that print machine-readable output.
+let jsonOption = OptionSpec.flag(
+    "--json", help: "Print one JSON object per line on standard output instead of text (keys below).")

@@ -1,19 +1,19 @@
+private let onlyOption = OptionSpec.value(
+    "--only", "part", help: "Run one part: " + demoParts.map(\.name).joined(separator: ", ") + ".")
+
 /// `tidings demo`: every module at work against the in-process sandbox, no server needed.
 let demoCommand = Command(
     name: "demo",
     abstract: "Show Tidings at work against in-process sandbox servers (no network needed).",
-    usage: "demo [--only <part>]",
-    options: ["--only <part>           Run one part: " + demoParts.map(\.name).joined(separator: ", ") + "."],
-    run: { arguments in
-        let only = try arguments.option("--only")
-        try arguments.finish()
-        let parts = try demoParts.filter { part in
-            guard let only else { return true }
-            guard demoParts.contains(where: { $0.name == only }) else {
-                throw UsageError(message: "Unknown demo part '\(only)'.")
-            }
-            return part.name == only
+    options: [onlyOption],
+    validate: { parsed in
+        guard let only = parsed.string(onlyOption) else { return demoParts }
+        guard let part = demoParts.first(where: { $0.name == only }) else {
+            throw ValidationError("Unknown demo part '\(only)'.")
         }
+        return [part]
+    },
+    run: { parts in
         for part in parts {
             print("== \(part.title)\n")
             try await part.run()

@@ -16,24 +16,24 @@ import TidingsSandboxKit
 let sandboxCommand = Command(
     name: "sandbox",
     abstract: "Serve a backend's sandbox on 127.0.0.1 until interrupted, for an app or simulator to connect to.",
-    usage: "sandbox <backend> [--port <n>]",
     subcommands: [sandboxKecalekCommand]
 )
+
+private let portOption = OptionSpec.value("--port", "n", help: "The port on 127.0.0.1 (default: a free one).")
 
 let sandboxKecalekCommand = Command(
     name: "kecalek",
     abstract: "Serve the Kecalek sample sandbox over a loopback WebSocket; print the URL, tokens and keys.",
-    usage: "sandbox kecalek [--port <n>]",
-    options: ["--port <n>              The port on 127.0.0.1 (default: a free one)."],
-    run: { arguments in
-        let port = try arguments.intOption("--port", in: 0...65_535) ?? 0
-        try arguments.finish()
+    options: [portOption],
+    validate: { parsed in try parsed.int(portOption, in: 0...65_535) ?? 0 },
+    run: { port in
         let termination = TerminationSignal()
         let sandbox = try await KecalekSandboxServer.sample(clock: ContinuousClock())
         // Each connection is printed as it is served, so a developer sees their app arrive (the path
         // only: the log never holds the query or headers, where tokens travel).
+        let console = Console.current
         let log = SandboxRequestLog { entry in
-            print("served: \(entry)")
+            console.writeOutput("served: \(entry)\n")
             fflush(nil)
         }
         let endpoint = try KecalekSandboxWebSocketServer(server: sandbox, port: port, log: log)

@@ -3,7 +3,7 @@ import TidingsCore
 import TidingsKecalek
 
 /// Where the cache key came from, so the output can say how private the cache is.
-enum KecalekCacheKey {
+enum KecalekCacheKey: Sendable {
     /// `--key` or `TIDINGS_KECALEK_KEY`: the person's own key.
     case own(TidingsCrypto.SymmetricKey)
     /// The sandbox's fixed demo key: derived from a public string, so anyone can open the file.
@@ -12,6 +12,14 @@ enum KecalekCacheKey {
     var key: TidingsCrypto.SymmetricKey {
         switch self {
         case .own(let key), .sandboxDemo(let key): key
+        }
+    }
+
+    /// `own` or `sandbox-demo`, for `--json` output.
+    var jsonName: String {
+        switch self {
+        case .own: "own"
+        case .sandboxDemo: "sandbox-demo"
         }
     }
 
@@ -24,16 +32,17 @@ enum KecalekCacheKey {
         }
     }
 
-    /// The key from `--key`, the environment, or (without a server) the sandbox's public demo key.
+    /// The key from `--key` or its environment variable (`text`), or, without a server, the sandbox's public
+    /// demo key.
     ///
-    /// - Throws: ``UsageError`` for a key that is not 64 hex digits, or when a real server has no key.
+    /// - Throws: ``ValidationError`` for a key that is not 64 hex digits, or when a real server has no key.
     static func resolve(_ text: String?, sandboxAllowed: Bool) throws -> KecalekCacheKey {
-        if let text = text ?? ProcessInfo.processInfo.environment["TIDINGS_KECALEK_KEY"] {
-            guard let key = symmetricKey(hex: text) else { throw UsageError(message: "--key needs 64 hex digits.") }
+        if let text {
+            guard let key = symmetricKey(hex: text) else { throw ValidationError("--key needs 64 hex digits.") }
             return .own(key)
         }
         guard sandboxAllowed else {
-            throw UsageError(message: "--server needs --key (or TIDINGS_KECALEK_KEY) for the cache.")
+            throw ValidationError("--server needs --key (or TIDINGS_KECALEK_KEY) for the cache.")
         }
         return .sandboxDemo(
             try TidingsCrypto.SymmetricKey(

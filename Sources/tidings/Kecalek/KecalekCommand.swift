@@ -6,83 +6,100 @@ import TidingsKecalek
 let kecalekCommand = Command(
     name: "kecalek",
     abstract: "Sync the Kecalek messenger into an encrypted local cache, or show the cache offline.",
-    usage: "kecalek <subcommand> [options]",
     subcommands: [kecalekSyncCommand, kecalekShowCommand]
 )
 
-private let storeOption = "--store <path>          The cache file (default: kecalek-cache.sqlite)."
-private let keyOption =
-    "--key <hex>             The cache's 256-bit key as 64 hex digits (or TIDINGS_KECALEK_KEY; without it the "
-    + "sandbox's public demo key, which anyone can use)."
+private let userOption = OptionSpec.value(
+    "--user", "id",
+    help: "Who is syncing; required with --server (mark_read skips their own messages). The sandbox's default is alice."
+)
+private let syncConversationOption = OptionSpec.repeating(
+    "--conversation", "id", help: "A conversation to sync (default: every sandbox conversation).")
+// The value name prints as `<id>=<hex>`: one value made of two parts.
+private let conversationKeyOption = OptionSpec.repeating(
+    "--conversation-key", "id>=<hex", help: "A conversation's AES-256-GCM key; one per --conversation with --server.")
+private let syncLimitOption = OptionSpec.value(
+    "--limit", "n", default: "50", help: "Messages per conversation page, 1 to 1000.")
 
 let kecalekSyncCommand = Command(
     name: "sync",
     abstract: "Connect, sync conversations incrementally, print what crossed the wire and what changed.",
-    usage: "kecalek sync [--server <url> --user <id> --key <hex>] [--token <token>] [--store <path>] "
-        + "[--conversation <id> --conversation-key <id>=<hex>]...",
-    options: [
-        "--server <url>          A Kecalek WebSocket endpoint (default: a sandbox on a loopback WebSocket).",
-        "--token <token>         Bearer token for --server (or TIDINGS_KECALEK_TOKEN); sent as a header.",
-        "--user <id>             Who is syncing; required with --server (mark_read skips their own messages). "
-            + "The sandbox's default is alice.",
-        storeOption, keyOption,
-        "--conversation <id>     A conversation to sync; repeatable (default: every sandbox conversation).",
-        "--conversation-key <id>=<hex>  A conversation's AES-256-GCM key; one per --conversation with --server.",
-        "--limit <n>             Messages per conversation page (default: 50).",
+    options: KecalekOptions.connection + [userOption] + KecalekOptions.cache.options + [
+        syncConversationOption, conversationKeyOption, syncLimitOption, jsonOption,
     ],
     discussion: [
         "EXIT STATUS: 0 when every conversation synced; 64 usage; 65 a damaged cache or undecryptable",
         "  conversation; 69 server unreachable; 74 the cache could not be written; 75 timeout; 76 server error;",
         "  77 token or key refused. One 'Error:' line per failure on standard error.",
+        "",
+        "JSON (--json): one object per line, each with a \"type\"; the exit status is the same as without it.",
+        "  start         target, user, store, key (\"own\" or \"sandbox-demo\")",
+        "  recovery      message (a damaged cache moved aside or an old one rebuilt)",
+        "  conversation  conversation, source (incremental|full|cache|unavailable), synced, shown, new, deleted,",
+        "                markedRead, skipped, bytesSent, bytesReceived, gap",
+        "  total         bytesSent, bytesReceived",
+        "  store         conversation, messages, added, newest (timestamp or null)",
+        "  error         kind (the sysexits name: usage, dataerr, noinput, unavailable, software, ioerr,",
+        "                tempfail, protocol, noperm), code, message, conversation (when it concerns one)",
+        "  Tokens and keys are never printed.",
     ],
-    run: { arguments in
-        let server = try arguments.option("--server")
-        let token = try arguments.option("--token") ?? ProcessInfo.processInfo.environment["TIDINGS_KECALEK_TOKEN"]
-        let user = try arguments.option("--user")
-        let store = try arguments.option("--store") ?? "kecalek-cache.sqlite"
-        let keyText = try arguments.option("--key")
-        let limit = try arguments.intOption("--limit", in: 1...1000) ?? 50
-        var conversations: [String] = []
-        while let conversation = try arguments.option("--conversation") { conversations.append(conversation) }
+    validate: { parsed in
         var conversationKeys: [String: TidingsCrypto.SymmetricKey] = [:]
-        while let pair = try arguments.option("--conversation-key") {
+        for pair in parsed.strings(conversationKeyOption) {
             let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, let key = symmetricKey(hex: parts[1]) else {
-                throw UsageError(message: "Expected --conversation-key <id>=<64 hex digits>.")
+                throw ValidationError("Expected --conversation-key <id>=<64 hex digits>.")
             }
             conversationKeys[parts[0]] = key
         }
-        try arguments.finish()
-        try await runKecalekSync(
-            KecalekSyncOptions(
-                server: server, token: token, user: user, store: store, keyText: keyText, limit: limit,
-                conversations: conversations, conversationKeys: conversationKeys))
-    }
+        let options = KecalekSyncOptions(
+            server: parsed.string(KecalekOptions.server), token: parsed.string(KecalekOptions.token),
+            user: parsed.string(userOption), store: parsed.string(KecalekOptions.store) ?? "kecalek-cache.sqlite",
+            keyText: parsed.string(KecalekOptions.key), limit: try parsed.int(syncLimitOption, in: 1...1000) ?? 50,
+            conversations: parsed.strings(syncConversationOption), conversationKeys: conversationKeys,
+            json: parsed.flag(jsonOption))
+        _ = try options.plan()
+        return options
+    },
+    run: { options in try await runKecalekSync(options) }
 )
+
+private let showConversationOption = OptionSpec.repeating("--conversation", "id", help: "Show only this conversation.")
+private let showLimitOption = OptionSpec.value(
+    "--limit", "n", default: "10", help: "Newest messages per conversation, 0 to 10000.")
+
+/// What `tidings kecalek show` was asked to do, validated.
+struct KecalekShowOptions: Sendable {
+    var store: String
+    var key: KecalekCacheKey
+    var only: [String]
+    var limit: Int
+    var json = false
+}
 
 let kecalekShowCommand = Command(
     name: "show",
     abstract: "Print the cached conversations and their newest messages, offline and read-only.",
-    usage: "kecalek show [--store <path>] [--key <hex>] [--conversation <id>]... [--limit <n>]",
-    options: [
-        storeOption, keyOption,
-        "--conversation <id>     Show only this conversation; repeatable.",
-        "--limit <n>             Newest messages per conversation (default: 10).",
-    ],
+    options: KecalekOptions.cache + [showConversationOption, showLimitOption, jsonOption],
     discussion: [
         "The file is only read: nothing is created, moved or replaced.",
         "EXIT STATUS: 65 a damaged file or not a Kecalek cache; 66 no file; 77 written with another key.",
+        "",
+        "JSON (--json): one object per line, each with a \"type\"; the exit status is the same as without it.",
+        "  recovery      message (an earlier sync moved a damaged cache aside)",
+        "  cache         store, key (\"own\" or \"sandbox-demo\"), conversations",
+        "  conversation  conversation, cached, newest (timestamp or null)",
+        "  message       conversation, id, createdAt, sender, text (or null), pinned, reactions (emoji list)",
+        "  error         kind (sysexits name), code, message",
     ],
-    run: { arguments in
-        let store = try arguments.option("--store") ?? "kecalek-cache.sqlite"
-        let keyText = try arguments.option("--key")
-        let limit = try arguments.intOption("--limit", in: 0...10_000) ?? 10
-        var only: [String] = []
-        while let conversation = try arguments.option("--conversation") { only.append(conversation) }
-        try arguments.finish()
-        try await runKecalekShow(
-            store: store, key: try KecalekCacheKey.resolve(keyText, sandboxAllowed: true), only: only, limit: limit)
-    }
+    validate: { parsed in
+        KecalekShowOptions(
+            store: parsed.string(KecalekOptions.store) ?? "kecalek-cache.sqlite",
+            key: try KecalekCacheKey.resolve(parsed.string(KecalekOptions.key), sandboxAllowed: true),
+            only: parsed.strings(showConversationOption), limit: try parsed.int(showLimitOption, in: 0...10_000) ?? 10,
+            json: parsed.flag(jsonOption))
+    },
+    run: { options in try await runKecalekShow(options) }
 )
 
 func describe(_ source: KecalekMessagePage.Source) -> String {

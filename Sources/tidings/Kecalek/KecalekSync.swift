@@ -5,7 +5,7 @@ import TidingsNet
 import TidingsSandbox
 
 /// What `tidings kecalek sync` was asked to do.
-struct KecalekSyncOptions {
+struct KecalekSyncOptions: Sendable {
     var server: String?
     var token: String?
     var user: String?
@@ -14,32 +14,41 @@ struct KecalekSyncOptions {
     var limit: Int
     var conversations: [String]
     var conversationKeys: [String: TidingsCrypto.SymmetricKey]
+    /// One JSON object per line instead of text (`--json`).
+    var json = false
+
+    /// The server URL (nil for the sandbox) and the cache key, after every check the command line can fail.
+    ///
+    /// - Throws: ``ValidationError`` for a bad or incomplete `--server` setup or a bad key; called by the
+    ///   command's validate step, so it fails before any file is opened or created.
+    func plan() throws -> (serverURL: URL?, key: KecalekCacheKey) {
+        var serverURL: URL?
+        if let server {
+            guard let url = URL(string: server), ["ws", "wss"].contains(url.scheme ?? "") else {
+                throw ValidationError("--server must be a ws:// or wss:// URL.")
+            }
+            guard user != nil else {
+                throw ValidationError(
+                    "--server needs --user <id>: it decides which messages are your own (mark_read skips them).")
+            }
+            guard !conversations.isEmpty else { throw ValidationError("--server needs at least one --conversation.") }
+            if let missing = conversations.first(where: { conversationKeys[$0] == nil }) {
+                throw ValidationError(
+                    "No --conversation-key for '\(missing)': pass --conversation-key \(missing)=<64 hex digits>; "
+                        + "without it none of its messages can be decrypted or cached.")
+            }
+            serverURL = url
+        }
+        return (serverURL, try KecalekCacheKey.resolve(keyText, sandboxAllowed: server == nil))
+    }
 }
 
 /// `tidings kecalek sync`: syncs every requested conversation and exits non-zero, with one `Error:` line per
 /// failure, when any of them did not sync (see the command's help for the codes).
 func runKecalekSync(_ options: KecalekSyncOptions) async throws {
     // Every usage check comes before the cache file is opened or created.
-    var serverURL: URL?
-    if let server = options.server {
-        guard let url = URL(string: server), ["ws", "wss"].contains(url.scheme ?? "") else {
-            throw UsageError(message: "--server must be a ws:// or wss:// URL.")
-        }
-        guard options.user != nil else {
-            throw UsageError(
-                message: "--server needs --user <id>: it decides which messages are your own (mark_read skips them).")
-        }
-        guard !options.conversations.isEmpty else {
-            throw UsageError(message: "--server needs at least one --conversation.")
-        }
-        if let missing = options.conversations.first(where: { options.conversationKeys[$0] == nil }) {
-            throw UsageError(
-                message: "No --conversation-key for '\(missing)': pass --conversation-key \(missing)=<64 hex digits>; "
-                    + "without it none of its messages can be decrypted or cached.")
-        }
-        serverURL = url
-    }
-    let key = try KecalekCacheKey.resolve(options.keyText, sandboxAllowed: options.server == nil)
+    let (serverURL, key) = try options.plan()
+    let report = KecalekSyncReport(json: options.json)
     let user = options.user ?? "alice"
     let store = options.store
     try await refuseForeignFile(store)
@@ -49,7 +58,7 @@ func runKecalekSync(_ options: KecalekSyncOptions) async throws {
     } catch {
         throw cacheFailure(error, store: store)
     }
-    for line in recoveryLines(cache.database.openReport, store: store) { print(line) }
+    for line in recoveryLines(cache.database.openReport, store: store) { report.recovery(line) }
     let before = try await offPool { try cache.conversations() }
     let transport: any KecalekTransport
     let decryptor: any KecalekMessageDecryptor
@@ -60,7 +69,7 @@ func runKecalekSync(_ options: KecalekSyncOptions) async throws {
         transport = KecalekWebSocketTransport(url: url, token: options.token)
         decryptor = KecalekAESGCMCipher(keys: options.conversationKeys)
         target = "\(url.host ?? "server")" + (url.port.map { ":\($0)" } ?? "")
-        print("Kecalek sync with \(target) as \(user)")
+        report.start("Kecalek sync with \(target) as \(user)", target: target, user: user)
     } else {
         let sandbox = try await KecalekSandboxServer.sample(clock: ContinuousClock())
         let loopback = try KecalekSandboxWebSocketServer(server: sandbox)
@@ -69,10 +78,10 @@ func runKecalekSync(_ options: KecalekSyncOptions) async throws {
         decryptor = sandbox.cipher
         if conversations.isEmpty { conversations = await sandbox.conversationIDs }
         target = "the sandbox"
-        print("Kecalek sync with the sandbox at \(loopback.url) as \(user)")
+        report.start("Kecalek sync with the sandbox at \(loopback.url) as \(user)", target: "sandbox", user: user)
     }
     defer { endpoint?.stop() }
-    print("Cache: \(store) (\(key.disclosure))\n")
+    report.cache(store: store, key: key)
     let client = KecalekClient(
         configuration: .init(userID: user, reconnects: false), transport: transport, cache: cache,
         decryptor: decryptor, clock: ContinuousClock())
@@ -83,22 +92,17 @@ func runKecalekSync(_ options: KecalekSyncOptions) async throws {
         try? await offPool { cache.database.close() }
         throw connectFailure(error, target: target, conversations: conversations)
     }
-    var failures: [(code: Int32, line: String)] = []
+    var failures: [ToolFailure.Problem] = []
     for conversation in conversations {
         let page = await client.messages(conversation: conversation, limit: options.limit)
-        print(
-            "\(conversation): \(describe(page.source)) — \(page.messages.count) shown, \(page.newMessageIDs.count) new, "
-                + "\(page.deletedMessageIDs.count) deleted, \(page.markedRead.count) marked read")
-        for request in page.traffic.requests { print("  \(request)") }
-        for issue in page.issues { print("  skipped: \(issue)") }
-        print("  wire: ↑\(page.traffic.bytesSent) B ↓\(page.traffic.bytesReceived) B")
-        if let failure = pageFailure(page) { failures.append(failure) }
+        let failure = pageFailure(page)
+        report.page(page, synced: failure == nil)
+        if let failure { failures.append(failure) }
     }
     let sent = await client.totalBytesSent
     let received = await client.totalBytesReceived
     await client.close()
-    print("\nWire total: ↑\(sent) B ↓\(received) B (JSON text, without WebSocket framing)")
-    print("Store:")
+    report.total(sent: sent, received: received)
     // Closing checkpoints the WAL into the file and removes the `-wal`, so the file alone is the cache.
     let after = try await offPool {
         defer { cache.database.close() }
@@ -106,14 +110,9 @@ func runKecalekSync(_ options: KecalekSyncOptions) async throws {
     }
     for summary in after {
         let old = before.first { $0.conversationID == summary.conversationID }?.messageCount ?? 0
-        let delta = summary.messageCount - old
-        print(
-            "  \(summary.conversationID): \(summary.messageCount) messages (\(delta >= 0 ? "+" : "")\(delta)), newest \(summary.newest?.text ?? "-")"
-        )
+        report.store(summary, added: summary.messageCount - old)
     }
-    if let first = failures.first {
-        throw ToolFailure(first.code, failures.map(\.line))
-    }
+    if !failures.isEmpty { throw ToolFailure(problems: failures) }
 }
 
 /// Refuses, before anything writes to it, a database file that holds another program's tables: opening it
@@ -147,7 +146,7 @@ private func connectFailure(_ error: any Error, target: String, conversations: [
 ///
 /// A page answered from the cache or left unavailable did not sync; neither did one whose every fetched
 /// message failed to decrypt (a wrong `--conversation-key`), since nothing of it could be cached.
-private func pageFailure(_ page: KecalekMessagePage) -> (code: Int32, line: String)? {
+private func pageFailure(_ page: KecalekMessagePage) -> ToolFailure.Problem? {
     let conversation = page.conversationID
     switch page.source {
     case .cache(let error), .unavailable(let error):
@@ -163,16 +162,16 @@ private func pageFailure(_ page: KecalekMessagePage) -> (code: Int32, line: Stri
             } else {
                 ExitCode.software
             }
-        return (code, "\(conversation): not synced — \(error).")
+        return .init(code: code, message: "\(conversation): not synced — \(error).", conversation: conversation)
     case .incremental, .full:
         let undecryptable = page.issues.filter {
             $0.error == KecalekError.decryption || $0.error == KecalekError.missingKey
         }
         guard !undecryptable.isEmpty, page.newMessageIDs.isEmpty else { return nil }
-        return (
-            ExitCode.dataError,
-            "\(conversation): none of the \(undecryptable.count) fetched messages decrypted with its "
-                + "--conversation-key; nothing was cached."
-        )
+        return .init(
+            code: ExitCode.dataError,
+            message: "\(conversation): none of the \(undecryptable.count) fetched messages decrypted with its "
+                + "--conversation-key; nothing was cached.",
+            conversation: conversation)
     }
 }

@@ -129,7 +129,7 @@ import TidingsNet
             _ = try await client.send(HTTPRequest(url: url(peer, "/ratelimited")))
             Issue.record("a 429 is an error")
         } catch let error as HTTPError {
-            #expect(error.kind == .status)
+            #expect(error == .status)
             #expect(error.status == 429)
             #expect(error.serverMessage == "Too many requests")
             #expect(error.response?.retryAfter(now: Date()) == .seconds(120))
@@ -150,7 +150,7 @@ import TidingsNet
             _ = try await HTTPClient().send(HTTPRequest(url: url(peer, "/error")))
         } throws: { error in
             guard let error = error as? HTTPError else { return false }
-            return error.kind == .status && error.status == 422
+            return error == .status && error.status == 422
                 && error.serverMessage == "Validation failed: text is too long"
         }
     }
@@ -168,7 +168,7 @@ import TidingsNet
             _ = try await HTTPClient().decode(Page.self, from: HTTPRequest(url: url(peer, "/json")))
         } throws: { error in
             guard let error = error as? HTTPError else { return false }
-            return error.kind == .decoding && error.codingPath == "items[1].count"
+            return error == .decoding && error.codingPath == "items[1].count"
         }
     }
 
@@ -182,7 +182,7 @@ import TidingsNet
         await #expect {
             _ = try await call.value
         } throws: { error in
-            (error as? HTTPError)?.kind == .timedOut
+            (error as? HTTPError) == .timedOut
         }
     }
 

@@ -117,7 +117,7 @@ final class SilentServer: Sendable {
             do {
                 _ = try await WebSocket.connect(to: url, configuration: configuration)
             } catch let error as WebSocketError {
-                #expect(error.kind == .timedOut)
+                #expect(error == .timedOut)
                 throw error
             }
         }
@@ -132,7 +132,7 @@ final class SilentServer: Sendable {
             do {
                 _ = try await client.send(request)
             } catch let error as HTTPError {
-                #expect(error.kind == .timedOut)
+                #expect(error == .timedOut)
                 throw error
             }
         }

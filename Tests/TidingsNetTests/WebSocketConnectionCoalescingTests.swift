@@ -121,11 +121,11 @@ private final class RecordingStream: ByteStream, @unchecked Sendable {
         let error = await #expect(throws: WebSocketError.self) {
             try await connection.sendData(opcode: .binary, payload: Array(repeating: 1, count: 70_000))
         }
-        #expect(error?.kind == .connectionLost)
+        #expect(error == .connectionLost)
         let later = await #expect(throws: WebSocketError.self) {
             try await connection.sendData(opcode: .text, payload: Array("later".utf8))
         }
-        #expect(later?.kind == .connectionLost)
+        #expect(later == .connectionLost)
         #expect(stream.writes.isEmpty)
     }
 

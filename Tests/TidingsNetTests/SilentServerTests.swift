@@ -7,7 +7,7 @@ import TidingsCore
 /// A loopback server that accepts every connection and then neither reads nor writes.
 final class SilentServer: Sendable {
     let listener: TCPListener
-    private let held = Locked<[TCPConnection]>([])
+    private let held = LockedState<[TCPConnection]>([])
     private let task: Task<Void, Never>
     var port: Int { listener.port }
 
@@ -144,7 +144,7 @@ final class SilentServer: Sendable {
 struct HangingReconnectConnector: EngineIOConnector {
     let first: FakeSocketIOServer
     let hanging: EngineIOClientConnector
-    let calls = Locked(0)
+    let calls = LockedState(0)
 
     func connect() async throws -> any EngineIOSession {
         let call = calls.withLock { count -> Int in

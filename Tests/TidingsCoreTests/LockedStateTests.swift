@@ -4,18 +4,25 @@ import Testing
 import TidingsCore
 
 @Suite(.timeLimit(.minutes(1))) struct LockedStateTests {
-    private static let workers = 8
-    private static let incrementsEach = 200_000
+    private static let workers = 4
+    private static let incrementsEach = 20_000
 
     @Test func incrementsFromManyThreadsReachTheExactTotal() async throws {
         let counter = LockedState(0)
-        // Real threads, not the cooperative pool: they preempt one another inside the read-modify-write,
-        // which is what would lose updates without the lock.
+        // Real threads, not the cooperative pool. Every 64th increment gives up the processor between its
+        // read and its write, so without the lock another thread's increments would land in that window and
+        // be overwritten; the work stays small, so the test does not starve the other tests' threads.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<Self.workers {
                 group.addTask {
                     try await onDedicatedThread("locked-state-\(worker)") {
-                        for _ in 0..<Self.incrementsEach { counter.withLock { $0 += 1 } }
+                        for _ in 0..<Self.incrementsEach {
+                            counter.withLock { value in
+                                let read = value
+                                if read.isMultiple(of: 64) { sched_yield() }
+                                value = read + 1
+                            }
+                        }
                     }
                 }
             }

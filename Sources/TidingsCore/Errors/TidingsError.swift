@@ -50,8 +50,9 @@ public struct TidingsErrorKind: Hashable, Sendable, CustomStringConvertible {
     /// The kind's name, as its static member is spelled (`timedOut`).
     public let name: String
 
-    /// The kind named by a hidden enum's case; only error types build kinds.
-    package init<Code: RawRepresentable<String>>(_ code: Code) { name = code.rawValue }
+    /// The kind named by a case of an error type's hidden `Code` enum; only error types build kinds, in their
+    /// `kind` property.
+    public init<Code: RawRepresentable<String>>(_ code: Code) { name = code.rawValue }
 
     /// The kind's name.
     public var description: String { name }

@@ -4,7 +4,7 @@ import TidingsCore
 /// An `HTTPError` describes why an HTTP call gave no usable result.
 ///
 /// `description` names the method, host and path but never the query, headers or request body, so a
-/// token can never leak through an error into a log. It is a ``TidingsError``: catch by kind
+/// token can never leak through an error into a log. It is a `TidingsError` (TidingsCore): catch by kind
 /// (`catch HTTPError.timedOut`) or compare (`error == .status`).
 public struct HTTPError: TidingsError {
     /// The kinds of failure; not public, so a new kind breaks no caller's `switch`.

@@ -2,7 +2,7 @@ import TidingsCore
 
 /// A `TransportError` describes why a byte stream (TCP or TLS) could not be opened, read or written.
 ///
-/// Errors carry the operation and the host they concern, never payload bytes. It is a ``TidingsError``:
+/// Errors carry the operation and the host they concern, never payload bytes. It is a `TidingsError` (TidingsCore):
 /// catch by kind, for example `catch TransportError.timedOut`, or compare, `error == .certificateUntrusted`.
 public struct TransportError: TidingsError {
     /// The kinds of failure; not public, so a new kind breaks no caller's `switch`.

@@ -3,7 +3,7 @@ import TidingsCore
 /// A `WebSocketError` describes why a WebSocket connection failed or a frame was refused, with the
 /// close code the endpoint sends (or reports) because of it.
 ///
-/// It is a ``TidingsError``: catch by kind (`catch WebSocketError.pongTimeout`) or compare
+/// It is a `TidingsError` (TidingsCore): catch by kind (`catch WebSocketError.pongTimeout`) or compare
 /// (`error == .handshakeFailed`). `description` never contains payload bytes or header values (which may
 /// hold tokens).
 public struct WebSocketError: TidingsError {

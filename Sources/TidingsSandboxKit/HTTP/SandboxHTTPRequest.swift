@@ -93,7 +93,7 @@ public struct SandboxHTTPRequest: Sendable {
 
 /// A bad request the sandbox refuses with a status, never a trap.
 ///
-/// It is a ``TidingsCore/TidingsError``: compare by kind (`error == .badBody`) or catch by kind
+/// It is a `TidingsError` (TidingsCore): compare by kind (`error == .badBody`) or catch by kind
 /// (`catch SandboxHTTPError.tooLarge`); ``status`` is the status a server answers.
 public struct SandboxHTTPError: TidingsError {
     /// The kinds of bad request; not public, so a new kind breaks no caller's `switch`.

@@ -60,7 +60,7 @@ let package = Package(
 
         // Test support: child processes spawned and reaped off Swift's cooperative pool, and the real
         // Python peers on loopback (also used by tidings-bench).
-        .target(name: "PeerSupport", dependencies: [], path: "Tests/PeerSupport"),
+        .target(name: "PeerSupport", dependencies: ["TidingsCore"], path: "Tests/PeerSupport"),
 
         // Stand-ins for CryptoKit's, os's and GRDB's common names, in a module of their own (see NameCollisionTests).
         .target(name: "NameCollisionStandIns", dependencies: [], path: "Tests/NameCollisionStandIns"),

@@ -30,22 +30,24 @@ struct BenchResult: Codable, Sendable {
 }
 
 /// Prints results as JSON lines on standard output as they are measured.
-final class BenchReporter: @unchecked Sendable {
+final class BenchReporter: Sendable {
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
-    private let lock = NSLock()
-    private(set) var results: [BenchResult] = []
+    private struct State {
+        var results: [BenchResult] = []
+    }
+    private let state = LockedState(State())
 
     /// Prints `result` as one JSON object on its own line.
     func report(_ result: BenchResult) {
-        lock.lock()
-        defer { lock.unlock() }
-        results.append(result)
-        if let data = try? encoder.encode(result) {
-            print(String(decoding: data, as: UTF8.self))
+        state.withLock { locked in
+            locked.results.append(result)
+            if let data = try? encoder.encode(result) {
+                print(String(decoding: data, as: UTF8.self))
+            }
         }
     }
 }

@@ -214,38 +214,39 @@ private func kecalekK3(_ reporter: BenchReporter) async throws {
 }
 
 /// Samples the resident set size on a background thread and reports the peak growth.
-private final class RSSSampler: @unchecked Sendable {
-    private let lock = NSLock()
-    private var peak = 0
-    private var running = true
+private final class RSSSampler: Sendable {
+    private struct State {
+        var peak = 0
+        var running = true
+    }
+    private let state: LockedState<State>
     private let start: Int
-    private var thread: Thread?
 
     init() {
         start = Self.residentBytes()
-        peak = start
+        state = LockedState(State(peak: start))
+        // The thread keeps itself alive while it runs; it stops at `stop()` or when the sampler goes.
         let thread = Thread { [weak self] in
             while let self, self.sample() { usleep(2_000) }
         }
-        self.thread = thread
         thread.start()
     }
 
     private func sample() -> Bool {
         let now = Self.residentBytes()
-        return lock.withLock {
-            peak = max(peak, now)
-            return running
+        return state.withLock { locked in
+            locked.peak = max(locked.peak, now)
+            return locked.running
         }
     }
 
     /// Stops sampling; returns the peak growth over the start, in MiB.
     func stop() -> Double {
         let now = Self.residentBytes()
-        return lock.withLock {
-            running = false
-            peak = max(peak, now)
-            return Double(peak - start) / 1_048_576
+        return state.withLock { locked in
+            locked.running = false
+            locked.peak = max(locked.peak, now)
+            return Double(locked.peak - start) / 1_048_576
         }
     }
 

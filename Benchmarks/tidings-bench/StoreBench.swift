@@ -262,11 +262,13 @@ func wallMedian(_ samples: [Timing]) -> String {
 }
 
 /// A file name counter (a class so the value-typed bench can hand out names).
-final class Counter: @unchecked Sendable {
-    private var value = 0
+final class Counter: Sendable {
+    private let value = LockedState(0)
     func next() -> Int {
-        value += 1
-        return value
+        value.withLock { value in
+            value += 1
+            return value
+        }
     }
 }
 

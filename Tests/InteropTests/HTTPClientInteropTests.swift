@@ -13,19 +13,25 @@ import TidingsNet
 /// The tests share one peer: the server keeps no state between requests (cookies live in each client).
 @Suite(.timeLimit(.minutes(2))) struct HTTPClientInteropTests {
     /// A settable date, so cookie expiry runs on test time.
-    final class TestDate: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = Date(timeIntervalSince1970: 1_800_000_000)
-        var now: Date { lock.withLock { value } }
-        func advance(seconds: TimeInterval) { lock.withLock { value = value.addingTimeInterval(seconds) } }
+    final class TestDate: Sendable {
+        private struct State {
+            var value = Date(timeIntervalSince1970: 1_800_000_000)
+        }
+        private let state = LockedState(State())
+        var now: Date { state.withLock { locked in locked.value } }
+        func advance(seconds: TimeInterval) {
+            state.withLock { locked in locked.value = locked.value.addingTimeInterval(seconds) }
+        }
     }
 
     /// Collects log records.
-    final class LogSink: @unchecked Sendable {
-        private let lock = NSLock()
-        private var records: [LogRecord] = []
-        var all: [LogRecord] { lock.withLock { records } }
-        func append(_ record: LogRecord) { lock.withLock { records.append(record) } }
+    final class LogSink: Sendable {
+        private struct State {
+            var records: [LogRecord] = []
+        }
+        private let state = LockedState(State())
+        var all: [LogRecord] { state.withLock { locked in locked.records } }
+        func append(_ record: LogRecord) { state.withLock { locked in locked.records.append(record) } }
     }
 
     private func url(_ peer: PythonPeer, _ path: String) -> URL {
@@ -129,7 +135,7 @@ import TidingsNet
             _ = try await client.send(HTTPRequest(url: url(peer, "/ratelimited")))
             Issue.record("a 429 is an error")
         } catch let error as HTTPError {
-            #expect(error.kind == .status)
+            #expect(error == .status)
             #expect(error.status == 429)
             #expect(error.serverMessage == "Too many requests")
             #expect(error.response?.retryAfter(now: Date()) == .seconds(120))
@@ -150,7 +156,7 @@ import TidingsNet
             _ = try await HTTPClient().send(HTTPRequest(url: url(peer, "/error")))
         } throws: { error in
             guard let error = error as? HTTPError else { return false }
-            return error.kind == .status && error.status == 422
+            return error == .status && error.status == 422
                 && error.serverMessage == "Validation failed: text is too long"
         }
     }
@@ -168,7 +174,7 @@ import TidingsNet
             _ = try await HTTPClient().decode(Page.self, from: HTTPRequest(url: url(peer, "/json")))
         } throws: { error in
             guard let error = error as? HTTPError else { return false }
-            return error.kind == .decoding && error.codingPath == "items[1].count"
+            return error == .decoding && error.codingPath == "items[1].count"
         }
     }
 
@@ -182,7 +188,7 @@ import TidingsNet
         await #expect {
             _ = try await call.value
         } throws: { error in
-            (error as? HTTPError)?.kind == .timedOut
+            (error as? HTTPError) == .timedOut
         }
     }
 

@@ -16,7 +16,7 @@ import TidingsNet
         let client = HTTPClient(configuration: .init(timeout: .seconds(30), maximumResponseSize: Self.limit))
         let url = URL(string: "http://127.0.0.1:\(peer.port)/large?chunk=16384&pace_ms=1")!
         let error = await #expect(throws: HTTPError.self) { _ = try await client.send(HTTPRequest(url: url)) }
-        #expect(error?.kind == .transport)
+        #expect(error == .transport)
         #expect(error?.underlyingDescription?.contains("exceeds") == true)
         let received = client.bodyBytesReceived
         #expect(received > Self.limit)

@@ -49,7 +49,7 @@ private struct Items: Decodable {
         var caught: HTTPError?
         do {
             _ = try await http.send(HTTPRequest(url: baseURL.appendingPathComponent("ratelimited"), bearerToken: token))
-        } catch let error as HTTPError where error.kind == .status {
+        } catch let error as HTTPError where error == .status {
             caught = error
         }
         #expect(caught?.status == 429)

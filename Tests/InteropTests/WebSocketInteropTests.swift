@@ -76,7 +76,7 @@ import TidingsNet
                 to: url(peer, "/echo", tls: true), configuration: configuration(trustingTestCA: false))
             Issue.record("an untrusted certificate must not connect")
         } catch let error as WebSocketError {
-            #expect(error.underlying?.kind == .certificateUntrusted)
+            #expect(error.underlying == .certificateUntrusted)
         }
     }
 
@@ -88,7 +88,7 @@ import TidingsNet
             _ = try await WebSocket.connect(to: url(peer, "/echo", tls: true), configuration: configuration)
             Issue.record("a certificate for another name must not connect")
         } catch let error as WebSocketError {
-            #expect(error.underlying?.kind == .hostnameMismatch)
+            #expect(error.underlying == .hostnameMismatch)
         }
         // The same certificate names "localhost", which therefore verifies.
         let socket = try await WebSocket.connect(
@@ -158,7 +158,7 @@ import TidingsNet
         await #expect {
             _ = try await messages.next()
         } throws: { error in
-            (error as? WebSocketError)?.kind == .connectionLost
+            (error as? WebSocketError) == .connectionLost
         }
     }
 }

@@ -60,7 +60,7 @@ import TidingsNet
             await #expect {
                 _ = try await WebSocket.connect(to: url, configuration: configuration)
             } throws: { error in
-                (error as? WebSocketError)?.kind == .handshakeFailed
+                (error as? WebSocketError) == .handshakeFailed
             }
         }
         // A clean request still works against the same server.
@@ -85,7 +85,7 @@ import TidingsNet
                 to: URL(string: "wss://127.0.0.1:\(peer.port)/echo")!, configuration: try trusting("expired-ca.pem"))
             Issue.record("an expired certificate must not connect")
         } catch let error as WebSocketError {
-            #expect(error.underlying?.kind == .certificateUntrusted)
+            #expect(error.underlying == .certificateUntrusted)
             #expect(error.underlying?.detail?.contains("expired") == true)
         }
     }
@@ -99,7 +99,7 @@ import TidingsNet
                 to: URL(string: "wss://127.0.0.1:\(peer.port)/echo")!, configuration: try trusting("ca.pem"))
             Issue.record("TLS 1.0/1.1 must not connect")
         } catch let error as WebSocketError {
-            #expect(error.underlying?.kind == .tlsHandshakeFailed)
+            #expect(error.underlying == .tlsHandshakeFailed)
         }
     }
 
@@ -142,7 +142,7 @@ import TidingsNet
             await #expect {
                 _ = try await client.response(for: request)
             } throws: { error in
-                (error as? HTTPError)?.kind == .invalidRequest
+                (error as? HTTPError) == .invalidRequest
             }
         }
         let seen = try await client.decode(

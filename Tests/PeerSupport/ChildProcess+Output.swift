@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 #if canImport(Glibc)
     import Glibc
@@ -119,10 +120,12 @@ extension ChildProcess {
 }
 
 /// A flag set once from any thread (a task's cancellation) and read by a blocking loop.
-final class CancelFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
+final class CancelFlag: Sendable {
+    private struct State {
+        var value = false
+    }
+    private let state = LockedState(State())
 
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
+    func set() { state.withLock { locked in locked.value = true } }
+    var isSet: Bool { state.withLock { locked in locked.value } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 #if canImport(Glibc)
     import Glibc
@@ -16,7 +17,7 @@ import Foundation
 /// - The child starts with an empty signal mask and default dispositions (a parent on a libdispatch
 ///   thread would otherwise pass on a mask that blocks SIGTERM), and inherits no descriptor of ours
 ///   beyond its standard input, output and error.
-public final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: Sendable {
     /// How a child ended.
     public enum Termination: Sendable, Equatable, CustomStringConvertible {
         /// It called `exit` with this status.
@@ -54,29 +55,31 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// The child's process id.
     public let pid: pid_t
-    /// The write end of the child's standard input when it is ``Stream/pipe`` (-1 once closed).
-    private var inputDescriptor: Int32?
     /// The read end of the child's standard output when it is ``Stream/pipe``.
     let outputDescriptor: Int32?
     /// The read end of the child's standard error when it is ``Stream/pipe``.
     let errorDescriptor: Int32?
 
-    private let lock = NSLock()
-    private var termination: Termination?
-    private var waiters: [UUID: CheckedContinuation<Termination?, Never>] = [:]
-    private var exitHandlers: [@Sendable (Termination) -> Void] = []
-    private var abandoned: Set<UUID> = []
+    private struct State {
+        /// The write end of the child's standard input when it is ``Stream/pipe`` (-1 once closed).
+        var inputDescriptor: Int32?
+        var termination: Termination?
+        var waiters: [UUID: CheckedContinuation<Termination?, Never>] = [:]
+        var exitHandlers: [@Sendable (Termination) -> Void] = []
+        var abandoned: Set<UUID> = []
+    }
+    private let state: LockedState<State>
 
     private init(pid: pid_t, input: Int32?, output: Int32?, error: Int32?) {
         self.pid = pid
-        self.inputDescriptor = input
+        self.state = LockedState(State(inputDescriptor: input))
         self.outputDescriptor = output
         self.errorDescriptor = error
     }
 
     deinit {
         // Readers and the reaper hold strong references while they use the descriptors or the pid.
-        for descriptor in [inputDescriptor, outputDescriptor, errorDescriptor] {
+        for descriptor in [state.withLock { $0.inputDescriptor }, outputDescriptor, errorDescriptor] {
             if let descriptor, descriptor >= 0 { close(descriptor) }
         }
     }
@@ -84,9 +87,9 @@ public final class ChildProcess: @unchecked Sendable {
     /// Closes our end of the child's standard input (a ``Stream/pipe``): the child reads end-of-file,
     /// as it would if this process ended.
     public func closeStandardInput() {
-        lock.withLock {
-            if let descriptor = inputDescriptor, descriptor >= 0 { close(descriptor) }
-            inputDescriptor = -1
+        state.withLock { locked in
+            if let descriptor = locked.inputDescriptor, descriptor >= 0 { close(descriptor) }
+            locked.inputDescriptor = -1
         }
     }
 
@@ -187,15 +190,16 @@ public final class ChildProcess: @unchecked Sendable {
             if errno != EINTR { break }
         }
         var status: Int32 = 0
-        let (ended, waiting, handlers): (Termination, [CheckedContinuation<Termination?, Never>], _) = lock.withLock {
+        let (ended, waiting, handlers): (Termination, [CheckedContinuation<Termination?, Never>], _) = state.withLock {
+            locked in
             while waitpid(pid, &status, 0) == -1, errno == EINTR {}
             let ended: Termination =
                 (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f)
-            termination = ended
-            let waiting = Array(waiters.values)
-            waiters.removeAll()
-            let handlers = exitHandlers
-            exitHandlers.removeAll()
+            locked.termination = ended
+            let waiting = Array(locked.waiters.values)
+            locked.waiters.removeAll()
+            let handlers = locked.exitHandlers
+            locked.exitHandlers.removeAll()
             return (ended, waiting, handlers)
         }
         for continuation in waiting { continuation.resume(returning: ended) }
@@ -203,21 +207,21 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// How the child ended, or nil while it runs (or is not reaped yet).
-    public var exitStatus: Termination? { lock.withLock { termination } }
+    public var exitStatus: Termination? { state.withLock { locked in locked.termination } }
 
     /// Sends `number` to the child unless it is already gone. Never blocks.
     public func signal(_ number: Int32) {
-        lock.withLock {
-            guard termination == nil else { return }
+        state.withLock { locked in
+            guard locked.termination == nil else { return }
             _ = kill(pid, number)
         }
     }
 
     /// Runs `handler` once the child is reaped (at once, on this thread, if it already is).
     public func onExit(_ handler: @escaping @Sendable (Termination) -> Void) {
-        let ended: Termination? = lock.withLock {
-            if let termination { return termination }
-            exitHandlers.append(handler)
+        let ended: Termination? = state.withLock { locked in
+            if let termination = locked.termination { return termination }
+            locked.exitHandlers.append(handler)
             return nil
         }
         if let ended { handler(ended) }
@@ -241,11 +245,11 @@ public final class ChildProcess: @unchecked Sendable {
         defer { timer?.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Termination?, Never>) in
-                let ended: Termination?? = lock.withLock {
-                    if let termination { return .some(termination) }
+                let ended: Termination?? = state.withLock { locked in
+                    if let termination = locked.termination { return .some(termination) }
                     // The timer or the cancellation came first.
-                    if abandoned.remove(id) != nil { return .some(nil) }
-                    waiters[id] = continuation
+                    if locked.abandoned.remove(id) != nil { return .some(nil) }
+                    locked.waiters[id] = continuation
                     return nil
                 }
                 if let ended { continuation.resume(returning: ended) }
@@ -257,9 +261,9 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Ends the wait `id` with nil; remembered when the waiter has not registered yet.
     private func abandonWaiter(_ id: UUID) {
-        let waiter: CheckedContinuation<Termination?, Never>? = lock.withLock {
-            if let waiter = waiters.removeValue(forKey: id) { return waiter }
-            if termination == nil { abandoned.insert(id) }
+        let waiter: CheckedContinuation<Termination?, Never>? = state.withLock { locked in
+            if let waiter = locked.waiters.removeValue(forKey: id) { return waiter }
+            if locked.termination == nil { locked.abandoned.insert(id) }
             return nil
         }
         waiter?.resume(returning: nil)
@@ -286,12 +290,12 @@ public final class ChildProcess: @unchecked Sendable {
 #endif
 
 /// Serializes `pipe` + `FD_CLOEXEC` with our spawns where `pipe2` is missing.
-private let pipeLock = NSLock()
+private let pipeLock = LockedState(())
 
 /// A pipe whose both ends are close-on-exec from the start, so no child spawned meanwhile inherits them.
 private func makeCloseOnExecPipe(_ ends: inout [Int32]) -> Bool {
     if let pipe2Function { return pipe2Function(&ends, O_CLOEXEC) == 0 }
-    return pipeLock.withLock {
+    return pipeLock.withLock { _ in
         guard pipe(&ends) == 0 else { return false }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         return true

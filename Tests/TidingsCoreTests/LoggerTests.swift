@@ -3,13 +3,15 @@ import Testing
 @testable import TidingsCore
 
 @Suite(.timeLimit(.minutes(1))) struct LoggerTests {
-    final class Collected: @unchecked Sendable {
-        var records: [LogRecord] = []
+    final class Collected: Sendable {
+        private let state = LockedState<[LogRecord]>([])
+        var records: [LogRecord] { state.withLock { $0 } }
+        func append(_ record: LogRecord) { state.withLock { $0.append(record) } }
     }
 
     @Test func dropsRecordsBelowTheMinimumLevelWithoutBuildingThem() {
         let collected = Collected()
-        let log = TidingsLogger(subsystem: "test", minimumLevel: .warning) { collected.records.append($0) }
+        let log = TidingsLogger(subsystem: "test", minimumLevel: .warning) { collected.append($0) }
         var built = 0
         func message() -> String {
             built += 1
@@ -24,7 +26,7 @@ import Testing
 
     @Test func scopedKeepsSinkAndLevel() {
         let collected = Collected()
-        let log = TidingsLogger(subsystem: "a", minimumLevel: .debug) { collected.records.append($0) }.scoped("b")
+        let log = TidingsLogger(subsystem: "a", minimumLevel: .debug) { collected.append($0) }.scoped("b")
         log.debug("x")
         #expect(collected.records.map(\.subsystem) == ["b"])
     }

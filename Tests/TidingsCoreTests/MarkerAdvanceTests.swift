@@ -4,29 +4,33 @@ import Testing
 @testable import TidingsCore
 
 /// A storage whose saves can be made to fail, to prove a failed save never moves the marker.
-final class FlakyMarkerStorage: MarkerStorage, @unchecked Sendable {
+final class FlakyMarkerStorage: MarkerStorage, Sendable {
     struct SaveFailed: Error {}
-    private let lock = NSLock()
-    private var values: [String: ServerID] = [:]
-    private var failing = false
+    private struct State {
+        var values: [String: ServerID] = [:]
+        var failing = false
+    }
+    private let state = LockedState(State())
 
-    func failSaves(_ fail: Bool) { lock.withLock { failing = fail } }
+    func failSaves(_ fail: Bool) { state.withLock { locked in locked.failing = fail } }
 
-    func loadMarker(key: String) throws -> ServerID? { lock.withLock { values[key] } }
+    func loadMarker(key: String) throws -> ServerID? { state.withLock { locked in locked.values[key] } }
 
     func saveMarker(_ value: ServerID, key: String) throws {
-        try lock.withLock {
-            if failing { throw SaveFailed() }
-            values[key] = value
+        try state.withLock { locked in
+            if locked.failing { throw SaveFailed() }
+            locked.values[key] = value
         }
     }
 }
 
-final class LogCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [LogRecord] = []
-    var records: [LogRecord] { lock.withLock { stored } }
-    func append(_ record: LogRecord) { lock.withLock { stored.append(record) } }
+final class LogCollector: Sendable {
+    private struct State {
+        var stored: [LogRecord] = []
+    }
+    private let state = LockedState(State())
+    var records: [LogRecord] { state.withLock { locked in locked.stored } }
+    func append(_ record: LogRecord) { state.withLock { locked in locked.stored.append(record) } }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct MarkerAdvanceTests {

@@ -1,7 +1,7 @@
 import CSQLite
 import Foundation
-import Synchronization
 import Testing
+import TidingsCore
 
 @testable import TidingsCore
 
@@ -57,7 +57,7 @@ import Testing
         let path = directory.path("store.sqlite")
         try fill(path, rows: 10)
         // Only the first file's check says so; the fresh store's passes.
-        let checks = Mutex(0)
+        let checks = LockedState(0)
         let database = try SQLiteDatabase(
             path: path, schema: TestSchema.schema,
             configuration: configuration { _ in

@@ -54,22 +54,24 @@ import TidingsSandbox
 
 /// Wraps a transport and, once, puts a `message_deleted` notification for the newest message of the
 /// first `get_messages` response directly in front of the response of type `after`.
-private final class DeletionInjectingTransport: KecalekTransport, @unchecked Sendable {
-    private let lock = NSLock()
+private final class DeletionInjectingTransport: KecalekTransport, Sendable {
+    private struct State {
+        var _base: (any KecalekTransport)?
+        var target: String?
+        var _injectedID: String?
+    }
+    private let state = LockedState(State())
     private let before: String
-    private var _base: (any KecalekTransport)?
-    private var target: String?
-    private var _injectedID: String?
 
     init(before: String) { self.before = before }
 
     var base: (any KecalekTransport)? {
-        get { lock.withLock { _base } }
-        set { lock.withLock { _base = newValue } }
+        get { state.withLock { locked in locked._base } }
+        set { state.withLock { locked in locked._base = newValue } }
     }
 
     /// The message the injected notification deleted, once it was sent.
-    var injectedID: String? { lock.withLock { _injectedID } }
+    var injectedID: String? { state.withLock { locked in locked._injectedID } }
 
     func connect() async throws -> KecalekChannel {
         guard let base else { throw KecalekError.notConnected }
@@ -91,13 +93,13 @@ private final class DeletionInjectingTransport: KecalekTransport, @unchecked Sen
 
     private func injection(before frame: Data) -> Data? {
         guard case .response(let response)? = try? KecalekInbound(frame: frame) else { return nil }
-        return lock.withLock {
-            guard _injectedID == nil else { return nil }
-            if response.type == "get_messages", target == nil {
-                target = response.data["messages"]?.arrayValue?.last?["message_id"]?.identifierValue
+        return state.withLock { locked in
+            guard locked._injectedID == nil else { return nil }
+            if response.type == "get_messages", locked.target == nil {
+                locked.target = response.data["messages"]?.arrayValue?.last?["message_id"]?.identifierValue
             }
-            guard response.type == before, let target else { return nil }
-            _injectedID = target
+            guard response.type == before, let target = locked.target else { return nil }
+            locked._injectedID = target
             return KecalekNotification.messageDeleted(conversationID: KecalekHarness.conversation, messageIDs: [target])
                 .encoded()
         }

@@ -42,25 +42,27 @@ import TidingsSandbox
 }
 
 /// A transport whose listed attempts (1-based) open a connection that has already ended.
-private final class FlakyTransport: KecalekTransport, @unchecked Sendable {
-    private let lock = NSLock()
+private final class FlakyTransport: KecalekTransport, Sendable {
+    private struct State {
+        var _base: (any KecalekTransport)?
+        var _attempts = 0
+    }
+    private let state = LockedState(State())
     private let deadOnAttempts: Set<Int>
-    private var _base: (any KecalekTransport)?
-    private var _attempts = 0
 
     init(deadOnAttempts: Set<Int>) { self.deadOnAttempts = deadOnAttempts }
 
     var base: (any KecalekTransport)? {
-        get { lock.withLock { _base } }
-        set { lock.withLock { _base = newValue } }
+        get { state.withLock { locked in locked._base } }
+        set { state.withLock { locked in locked._base = newValue } }
     }
 
-    var attempts: Int { lock.withLock { _attempts } }
+    var attempts: Int { state.withLock { locked in locked._attempts } }
 
     func connect() async throws -> KecalekChannel {
-        let (attempt, base) = lock.withLock {
-            _attempts += 1
-            return (_attempts, _base)
+        let (attempt, base) = state.withLock { locked in
+            locked._attempts += 1
+            return (locked._attempts, locked._base)
         }
         guard let base else { throw KecalekError.notConnected }
         guard deadOnAttempts.contains(attempt) else { return try await base.connect() }

@@ -40,13 +40,15 @@ import TidingsSandbox
 
 /// Wraps a transport and, once, puts the notifications `make(target)` returns for the newest message of
 /// the first `get_messages` response directly in front of the response of type `before`.
-private final class NotificationInjectingTransport: KecalekTransport, @unchecked Sendable {
-    private let lock = NSLock()
+private final class NotificationInjectingTransport: KecalekTransport, Sendable {
+    private struct State {
+        var _base: (any KecalekTransport)?
+        var target: String?
+        var _injectedFor: String?
+    }
+    private let state = LockedState(State())
     private let before: String
     private let make: @Sendable (String) -> [KecalekNotification]
-    private var _base: (any KecalekTransport)?
-    private var target: String?
-    private var _injectedFor: String?
 
     init(before: String, make: @escaping @Sendable (String) -> [KecalekNotification]) {
         self.before = before
@@ -54,12 +56,12 @@ private final class NotificationInjectingTransport: KecalekTransport, @unchecked
     }
 
     var base: (any KecalekTransport)? {
-        get { lock.withLock { _base } }
-        set { lock.withLock { _base = newValue } }
+        get { state.withLock { locked in locked._base } }
+        set { state.withLock { locked in locked._base = newValue } }
     }
 
     /// The message the injected notifications were about, once they were sent.
-    var injectedFor: String? { lock.withLock { _injectedFor } }
+    var injectedFor: String? { state.withLock { locked in locked._injectedFor } }
 
     func connect() async throws -> KecalekChannel {
         guard let base else { throw KecalekError.notConnected }
@@ -81,14 +83,14 @@ private final class NotificationInjectingTransport: KecalekTransport, @unchecked
 
     private func injections(before frame: Data) -> [Data] {
         guard case .response(let response)? = try? KecalekInbound(frame: frame) else { return [] }
-        return lock.withLock {
-            guard _injectedFor == nil else { return [] }
-            if response.type == "get_messages", target == nil {
+        return state.withLock { locked in
+            guard locked._injectedFor == nil else { return [] }
+            if response.type == "get_messages", locked.target == nil {
                 let ids = (response.data["messages"]?.arrayValue ?? []).compactMap { $0["message_id"]?.identifierValue }
-                target = ids.max()
+                locked.target = ids.max()
             }
-            guard response.type == before, let target else { return [] }
-            _injectedFor = target
+            guard response.type == before, let target = locked.target else { return [] }
+            locked._injectedFor = target
             return make(target).map { $0.encoded() }
         }
     }

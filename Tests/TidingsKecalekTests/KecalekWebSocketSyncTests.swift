@@ -100,6 +100,10 @@ import TidingsSandbox
     }
 }
 
-final class EndpointBox: @unchecked Sendable {
-    var endpoint: KecalekSandboxWebSocketServer?
+final class EndpointBox: Sendable {
+    private let state = LockedState<KecalekSandboxWebSocketServer?>(nil)
+    var endpoint: KecalekSandboxWebSocketServer? {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TidingsCore
 import TidingsNet
 import TidingsSandbox
 
@@ -52,11 +53,15 @@ import TidingsSandbox
 }
 
 /// The upgrade request the server saw.
-private final class SeenHeaders: @unchecked Sendable {
-    private let lock = NSLock()
-    private var request: LoopbackWebSocketServer.UpgradeRequest?
+private final class SeenHeaders: Sendable {
+    private struct State {
+        var request: LoopbackWebSocketServer.UpgradeRequest?
+    }
+    private let state = LockedState(State())
 
-    func record(_ request: LoopbackWebSocketServer.UpgradeRequest) { lock.withLock { self.request = request } }
-    var authorization: String? { lock.withLock { request?.headers["authorization"] } }
-    var target: String? { lock.withLock { request?.target } }
+    func record(_ request: LoopbackWebSocketServer.UpgradeRequest) {
+        state.withLock { locked in locked.request = request }
+    }
+    var authorization: String? { state.withLock { locked in locked.request?.headers["authorization"] } }
+    var target: String? { state.withLock { locked in locked.request?.target } }
 }

@@ -177,7 +177,7 @@ import TidingsCore
             do {
                 _ = try await client.send(request)
             } catch let error as HTTPError {
-                #expect(error.kind == .transport)
+                #expect(error == .transport)
                 throw error
             }
         }

@@ -167,41 +167,42 @@ import TidingsCore
 // MARK: - Test doubles
 
 /// Polling HTTP whose GETs wait for scripted bodies and whose POSTs are recorded.
-final class FakePollingHTTP: EngineIOPollingHTTP, @unchecked Sendable {
-    private let lock = NSLock()
-    private var bodies: [String] = []
-    private var waiters: [CheckedContinuation<String, any Error>] = []
-    private var _posts: [String] = []
-    private var _getURLs: [URL] = []
-    private var _postURLs: [URL] = []
-    private var _holdPosts = false
+final class FakePollingHTTP: EngineIOPollingHTTP, Sendable {
+    private struct State {
+        var bodies: [String] = []
+        var waiters: [CheckedContinuation<String, any Error>] = []
+        var _posts: [String] = []
+        var _getURLs: [URL] = []
+        var _postURLs: [URL] = []
+        var _holdPosts = false
+        var noopForever = false
+    }
+    private let state = LockedState(State())
 
-    var postBodies: [String] { lock.withLock { _posts } }
-    var getURLs: [URL] { lock.withLock { _getURLs } }
-    var postURLs: [URL] { lock.withLock { _postURLs } }
+    var postBodies: [String] { state.withLock { locked in locked._posts } }
+    var getURLs: [URL] { state.withLock { locked in locked._getURLs } }
+    var postURLs: [URL] { state.withLock { locked in locked._postURLs } }
     var holdPosts: Bool {
-        get { lock.withLock { _holdPosts } }
-        set { lock.withLock { _holdPosts = newValue } }
+        get { state.withLock { locked in locked._holdPosts } }
+        set { state.withLock { locked in locked._holdPosts = newValue } }
     }
 
     func respondToGet(_ body: String) {
-        let waiter: CheckedContinuation<String, any Error>? = lock.withLock {
-            if waiters.isEmpty {
-                bodies.append(body)
+        let waiter: CheckedContinuation<String, any Error>? = state.withLock { locked in
+            if locked.waiters.isEmpty {
+                locked.bodies.append(body)
                 return nil
             }
-            return waiters.removeFirst()
+            return locked.waiters.removeFirst()
         }
         waiter?.resume(returning: body)
     }
 
-    private var noopForever = false
-
     func answerEveryPollWithNoop() {
-        let released: [CheckedContinuation<String, any Error>] = lock.withLock {
-            noopForever = true
-            defer { waiters = [] }
-            return waiters
+        let released: [CheckedContinuation<String, any Error>] = state.withLock { locked in
+            locked.noopForever = true
+            defer { locked.waiters = [] }
+            return locked.waiters
         }
         for waiter in released { waiter.resume(returning: "6") }
     }
@@ -210,14 +211,14 @@ final class FakePollingHTTP: EngineIOPollingHTTP, @unchecked Sendable {
 
     func get(_ url: URL, headers: [String: String]) async throws -> [UInt8] {
         let body: String = try await withCheckedThrowingContinuation { continuation in
-            let ready: String? = lock.withLock {
-                _getURLs.append(url)
-                if noopForever { return "6" }
-                if bodies.isEmpty {
-                    waiters.append(continuation)
+            let ready: String? = state.withLock { locked in
+                locked._getURLs.append(url)
+                if locked.noopForever { return "6" }
+                if locked.bodies.isEmpty {
+                    locked.waiters.append(continuation)
                     return nil
                 }
-                return bodies.removeFirst()
+                return locked.bodies.removeFirst()
             }
             if let ready { continuation.resume(returning: ready) }
         }
@@ -225,10 +226,10 @@ final class FakePollingHTTP: EngineIOPollingHTTP, @unchecked Sendable {
     }
 
     func post(_ url: URL, body: [UInt8], headers: [String: String]) async throws -> [UInt8] {
-        while holdPosts, lock.withLock({ !_posts.isEmpty }) { await Task.yield() }
-        lock.withLock {
-            _postURLs.append(url)
-            _posts.append(String(decoding: body, as: UTF8.self))
+        while holdPosts, state.withLock({ locked in !locked._posts.isEmpty }) { await Task.yield() }
+        state.withLock { locked in
+            locked._postURLs.append(url)
+            locked._posts.append(String(decoding: body, as: UTF8.self))
         }
         return Array("ok".utf8)
     }
@@ -241,33 +242,39 @@ final class FakePollingHTTP: EngineIOPollingHTTP, @unchecked Sendable {
 }
 
 /// An in-memory WebSocket: records what the client sends, delivers what the test scripts.
-final class FakeWebSocket: EngineIOWebSocket, @unchecked Sendable {
+final class FakeWebSocket: EngineIOWebSocket, Sendable {
     let frames: AsyncThrowingStream<EngineIOFrame, any Error>
     private let continuation: AsyncThrowingStream<EngineIOFrame, any Error>.Continuation
-    private let lock = NSLock()
-    private var _sent: [EngineIOFrame] = []
-    private var _closed = false
-    var onSend: (@Sendable (FakeWebSocket, EngineIOFrame) -> Void)?
+    private struct State {
+        var _sent: [EngineIOFrame] = []
+        var _closed = false
+        var onSend: (@Sendable (FakeWebSocket, EngineIOFrame) -> Void)?
+    }
+    private let state = LockedState(State())
 
     init() {
         (frames, continuation) = AsyncThrowingStream.makeStream(of: EngineIOFrame.self)
     }
 
-    var sent: [EngineIOFrame] { lock.withLock { _sent } }
-    var isClosed: Bool { lock.withLock { _closed } }
+    var sent: [EngineIOFrame] { state.withLock { locked in locked._sent } }
+    var isClosed: Bool { state.withLock { locked in locked._closed } }
+    var onSend: (@Sendable (FakeWebSocket, EngineIOFrame) -> Void)? {
+        get { state.withLock { $0.onSend } }
+        set { state.withLock { $0.onSend = newValue } }
+    }
 
     func deliver(_ frame: EngineIOFrame) { continuation.yield(frame) }
 
     func send(_ frame: EngineIOFrame) async throws {
-        try lock.withLock {
-            if _closed { throw EngineIOError.closed }
-            _sent.append(frame)
+        try state.withLock { locked in
+            if locked._closed { throw EngineIOError.closed }
+            locked._sent.append(frame)
         }
         onSend?(self, frame)
     }
 
     func close() async {
-        lock.withLock { _closed = true }
+        state.withLock { locked in locked._closed = true }
         continuation.finish()
     }
 
@@ -277,22 +284,32 @@ final class FakeWebSocket: EngineIOWebSocket, @unchecked Sendable {
     }
 }
 
-final class FakeWebSocketFactory: EngineIOWebSocketFactory, @unchecked Sendable {
-    private let lock = NSLock()
-    private var _sockets: [FakeWebSocket] = []
-    private var _urls: [URL] = []
-    var script: (@Sendable (FakeWebSocket) -> Void)?
-    var onSend: (@Sendable (FakeWebSocket, EngineIOFrame) -> Void)?
+final class FakeWebSocketFactory: EngineIOWebSocketFactory, Sendable {
+    private struct State {
+        var _sockets: [FakeWebSocket] = []
+        var _urls: [URL] = []
+        var script: (@Sendable (FakeWebSocket) -> Void)?
+        var onSend: (@Sendable (FakeWebSocket, EngineIOFrame) -> Void)?
+    }
+    private let state = LockedState(State())
 
-    var sockets: [FakeWebSocket] { lock.withLock { _sockets } }
-    var urls: [URL] { lock.withLock { _urls } }
+    var sockets: [FakeWebSocket] { state.withLock { locked in locked._sockets } }
+    var urls: [URL] { state.withLock { locked in locked._urls } }
+    var script: (@Sendable (FakeWebSocket) -> Void)? {
+        get { state.withLock { $0.script } }
+        set { state.withLock { $0.script = newValue } }
+    }
+    var onSend: (@Sendable (FakeWebSocket, EngineIOFrame) -> Void)? {
+        get { state.withLock { $0.onSend } }
+        set { state.withLock { $0.onSend = newValue } }
+    }
 
     func connect(to url: URL, headers: [String: String]) async throws -> any EngineIOWebSocket {
         let socket = FakeWebSocket()
         socket.onSend = onSend
-        lock.withLock {
-            _sockets.append(socket)
-            _urls.append(url)
+        state.withLock { locked in
+            locked._sockets.append(socket)
+            locked._urls.append(url)
         }
         script?(socket)
         return socket

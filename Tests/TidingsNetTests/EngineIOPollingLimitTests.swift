@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TidingsCore
 
 @testable import TidingsNet
 
@@ -45,7 +46,7 @@ import Testing
     /// every later connection answers `dup` (which only a retried POST would ever see).
     final class DroppingServer: Sendable {
         let listener: TCPListener
-        let requests = Locked<[String]>([])
+        let requests = LockedState<[String]>([])
         let task: Task<Void, Never>
 
         init() throws {

@@ -5,10 +5,10 @@ import TidingsCore
 @testable import TidingsNet
 
 /// An Engine.IO WebSocket whose writes never complete (the peer stopped reading) until it is closed.
-final class StuckWebSocket: EngineIOWebSocket, @unchecked Sendable {
+final class StuckWebSocket: EngineIOWebSocket, Sendable {
     let frames: AsyncThrowingStream<EngineIOFrame, any Error>
     private let continuation: AsyncThrowingStream<EngineIOFrame, any Error>.Continuation
-    private let state = Locked<(closed: Bool, sendsStarted: Int, waiters: [CheckedContinuation<Void, any Error>])>(
+    private let state = LockedState<(closed: Bool, sendsStarted: Int, waiters: [CheckedContinuation<Void, any Error>])>(
         (false, 0, []))
 
     init(open: String) {
@@ -40,7 +40,7 @@ final class StuckWebSocket: EngineIOWebSocket, @unchecked Sendable {
     }
 }
 
-final class StuckWebSocketFactory: EngineIOWebSocketFactory, @unchecked Sendable {
+final class StuckWebSocketFactory: EngineIOWebSocketFactory, Sendable {
     let socket = StuckWebSocket(open: EngineIOClientTransportTests.handshake)
 
     func connect(to url: URL, headers: [String: String]) async throws -> any EngineIOWebSocket { socket }

@@ -48,7 +48,7 @@ import Testing
             _ = try await WebSocket.connect(
                 to: URL(string: "ws://127.0.0.1:\(listener.port)/")!, configuration: configuration)
         } throws: { error in
-            (error as? WebSocketError)?.kind == .handshakeFailed
+            (error as? WebSocketError) == .handshakeFailed
         }
     }
 
@@ -74,7 +74,7 @@ import Testing
                 _ = try await client.response(for: request)
             } throws: { error in
                 guard let error = error as? HTTPError else { return false }
-                return error.kind == .invalidRequest && !error.description.contains("t0k")
+                return error == .invalidRequest && !error.description.contains("t0k")
             }
         }
     }

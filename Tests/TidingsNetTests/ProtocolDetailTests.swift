@@ -58,12 +58,12 @@ import Testing
         await #expect {
             try await socket.send(binary: [UInt8](repeating: 1, count: 1001))
         } throws: { error in
-            (error as? WebSocketError)?.kind == .messageTooBig
+            (error as? WebSocketError) == .messageTooBig
         }
         await #expect {
             try await socket.send(text: String(repeating: "é", count: 501))
         } throws: { error in
-            (error as? WebSocketError)?.kind == .messageTooBig
+            (error as? WebSocketError) == .messageTooBig
         }
         try await socket.send(binary: [UInt8](repeating: 2, count: 1000))
         #expect(try await serverSide == [UInt8](repeating: 2, count: 1000))

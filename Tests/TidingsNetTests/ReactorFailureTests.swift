@@ -25,7 +25,7 @@
 
         static func isReactorFailure(_ error: any Error) -> Bool {
             guard let error = error as? TransportError else { return false }
-            return error.kind == .system && error.operation == "poll" && error.code == EBADF
+            return error == .system && error.operation == "poll" && error.errno == EBADF
         }
 
         @Test func anEpollFailureFailsEveryPendingAndLaterRead() async throws {

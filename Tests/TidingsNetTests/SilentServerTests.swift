@@ -7,7 +7,7 @@ import TidingsCore
 /// A loopback server that accepts every connection and then neither reads nor writes.
 final class SilentServer: Sendable {
     let listener: TCPListener
-    private let held = Locked<[TCPConnection]>([])
+    private let held = LockedState<[TCPConnection]>([])
     private let task: Task<Void, Never>
     var port: Int { listener.port }
 
@@ -117,7 +117,7 @@ final class SilentServer: Sendable {
             do {
                 _ = try await WebSocket.connect(to: url, configuration: configuration)
             } catch let error as WebSocketError {
-                #expect(error.kind == .timedOut)
+                #expect(error == .timedOut)
                 throw error
             }
         }
@@ -132,7 +132,7 @@ final class SilentServer: Sendable {
             do {
                 _ = try await client.send(request)
             } catch let error as HTTPError {
-                #expect(error.kind == .timedOut)
+                #expect(error == .timedOut)
                 throw error
             }
         }
@@ -144,7 +144,7 @@ final class SilentServer: Sendable {
 struct HangingReconnectConnector: EngineIOConnector {
     let first: FakeSocketIOServer
     let hanging: EngineIOClientConnector
-    let calls = Locked(0)
+    let calls = LockedState(0)
 
     func connect() async throws -> any EngineIOSession {
         let call = calls.withLock { count -> Int in

@@ -210,12 +210,14 @@ extension SocketIOClient.Event {
 }
 
 /// One in-memory Engine.IO session: what the client sent, and a way to deliver server messages.
-final class FakeEngineIOSession: EngineIOSession, @unchecked Sendable {
+final class FakeEngineIOSession: EngineIOSession, Sendable {
     let messages: AsyncThrowingStream<EngineIOPacket.Body, any Error>
     private let continuation: AsyncThrowingStream<EngineIOPacket.Body, any Error>.Continuation
-    private let lock = NSLock()
-    private var _sent: [EngineIOPacket.Body] = []
-    private var _closed = false
+    private struct State {
+        var _sent: [EngineIOPacket.Body] = []
+        var _closed = false
+    }
+    private let state = LockedState(State())
     private let onSend: @Sendable (FakeEngineIOSession, [EngineIOPacket.Body]) -> Void
 
     init(onSend: @escaping @Sendable (FakeEngineIOSession, [EngineIOPacket.Body]) -> Void) {
@@ -223,19 +225,19 @@ final class FakeEngineIOSession: EngineIOSession, @unchecked Sendable {
         self.onSend = onSend
     }
 
-    var sent: [EngineIOPacket.Body] { lock.withLock { _sent } }
-    var isClosed: Bool { lock.withLock { _closed } }
+    var sent: [EngineIOPacket.Body] { state.withLock { locked in locked._sent } }
+    var isClosed: Bool { state.withLock { locked in locked._closed } }
 
     func send(_ messages: [EngineIOPacket.Body]) throws {
-        try lock.withLock {
-            if _closed { throw EngineIOError.closed }
-            _sent += messages
+        try state.withLock { locked in
+            if locked._closed { throw EngineIOError.closed }
+            locked._sent += messages
         }
         onSend(self, messages)
     }
 
     func close() async {
-        lock.withLock { _closed = true }
+        state.withLock { locked in locked._closed = true }
         continuation.finish()
     }
 
@@ -245,7 +247,7 @@ final class FakeEngineIOSession: EngineIOSession, @unchecked Sendable {
 
     /// Ends the session as a dropped connection would.
     func fail() {
-        lock.withLock { _closed = true }
+        state.withLock { locked in locked._closed = true }
         continuation.finish(throwing: EngineIOError.transportFailed)
     }
 }

@@ -115,7 +115,7 @@ import TidingsCore
                 group.addTask {
                     do {
                         return try await client.read()
-                    } catch let error as TransportError where error.kind == .concurrentRead {
+                    } catch let error as TransportError where error == .concurrentRead {
                         return nil
                     }
                 }
@@ -150,7 +150,7 @@ import TidingsCore
         await #expect {
             _ = try await TCPConnection.connect(host: "127.0.0.1", port: port)
         } throws: { error in
-            (error as? TransportError)?.kind == .connectionRefused
+            (error as? TransportError) == .connectionRefused
         }
     }
 
@@ -158,7 +158,7 @@ import TidingsCore
         await #expect {
             _ = try await TCPConnection.connect(host: "no-such-host.invalid", port: 80)
         } throws: { error in
-            (error as? TransportError)?.kind == .hostNotFound
+            (error as? TransportError) == .hostNotFound
         }
     }
 
@@ -169,7 +169,7 @@ import TidingsCore
         await #expect {
             _ = try await acceptor.value
         } throws: { error in
-            (error as? TransportError)?.kind == .closed
+            (error as? TransportError) == .closed
         }
     }
 
@@ -189,7 +189,7 @@ import TidingsCore
         await #expect {
             _ = try await attempt.value
         } throws: { error in
-            (error as? TransportError)?.kind == .timedOut
+            (error as? TransportError) == .timedOut
         }
         listener.close()
     }

@@ -52,7 +52,7 @@ import Testing
         await #expect {
             _ = try await TLSConnection.connect(over: tcp, host: "127.0.0.1", configuration: TLSConfiguration())
         } throws: { error in
-            (error as? TransportError)?.kind == .certificateUntrusted
+            (error as? TransportError) == .certificateUntrusted
         }
         _ = try? await server.value
         listener.close()
@@ -66,7 +66,7 @@ import Testing
         await #expect {
             _ = try await TLSConnection.connect(over: tcp, host: "127.0.0.1", configuration: configuration)
         } throws: { error in
-            (error as? TransportError)?.kind == .hostnameMismatch
+            (error as? TransportError) == .hostnameMismatch
         }
         _ = try? await server.value
         listener.close()
@@ -82,7 +82,7 @@ import Testing
                 over: tcp, host: "127.0.0.1",
                 configuration: TLSConfiguration(additionalTrustedCertificates: ["not a certificate"]))
         } throws: { error in
-            (error as? TransportError)?.kind == .tlsHandshakeFailed
+            (error as? TransportError) == .tlsHandshakeFailed
         }
         peer.close()
         listener.close()
@@ -97,7 +97,7 @@ import Testing
         await #expect {
             _ = try await TLSConnection.connect(over: tcp, host: "127.0.0.1", configuration: try trusting())
         } throws: { error in
-            (error as? TransportError)?.kind == .tlsHandshakeFailed
+            (error as? TransportError) == .tlsHandshakeFailed
         }
         peer.close()
         listener.close()

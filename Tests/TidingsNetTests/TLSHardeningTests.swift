@@ -42,7 +42,7 @@ import Testing
         await #expect {
             _ = try await TLSConnection.connect(over: tcp, host: "127.0.0.1", configuration: configuration)
         } throws: { error in
-            (error as? TransportError)?.kind == .invalidHostName
+            (error as? TransportError) == .invalidHostName
         }
         server.cancel()
     }
@@ -54,7 +54,7 @@ import Testing
         await #expect {
             _ = try await TLSConnection.connect(over: tcp, host: "", configuration: try trusting())
         } throws: { error in
-            (error as? TransportError)?.kind == .invalidHostName
+            (error as? TransportError) == .invalidHostName
         }
         server.cancel()
     }

@@ -81,7 +81,7 @@ import TidingsCore
         await #expect {
             _ = try await WebSocket.connect(to: server.url, configuration: quiet())
         } throws: { error in
-            (error as? WebSocketError)?.kind == .handshakeFailed
+            (error as? WebSocketError) == .handshakeFailed
         }
         try await first
         async let second: Void = {
@@ -94,7 +94,7 @@ import TidingsCore
             _ = try await WebSocket.connect(to: server.url, configuration: configuration)
             Issue.record("a 401 must not open the connection")
         } catch let error as WebSocketError {
-            #expect(error.kind == .handshakeFailed)
+            #expect(error == .handshakeFailed)
             #expect(error.httpStatus == 401)
             #expect(!error.description.contains("s3cr3t"))
         }
@@ -151,7 +151,7 @@ import TidingsCore
         let (received, error) = await drain(socket)
         try await serverSide
         #expect(received == [.binary([1])])
-        #expect((error as? WebSocketError)?.kind == .connectionLost)
+        #expect((error as? WebSocketError) == .connectionLost)
         #expect((error as? WebSocketError)?.closeCode == .abnormalClosure)
     }
 
@@ -168,7 +168,7 @@ import TidingsCore
         let socket = try await WebSocket.connect(to: server.url, configuration: quiet())
         let (_, error) = await drain(socket)
         try await serverSide
-        #expect((error as? WebSocketError)?.kind == .protocolViolation)
+        #expect((error as? WebSocketError) == .protocolViolation)
     }
 
     @Test func aMessageAboveTheLimitIsRefusedWith1009() async throws {
@@ -185,7 +185,7 @@ import TidingsCore
         let socket = try await WebSocket.connect(to: server.url, configuration: configuration)
         let (_, error) = await drain(socket)
         try await serverSide
-        #expect((error as? WebSocketError)?.kind == .messageTooBig)
+        #expect((error as? WebSocketError) == .messageTooBig)
     }
 
     @Test func closingRunsTheHandshakeAndFinishesTheStreamNormally() async throws {
@@ -243,7 +243,7 @@ import TidingsCore
         await #expect {
             _ = try await messages.next()
         } throws: { error in
-            (error as? WebSocketError)?.kind == .pongTimeout
+            (error as? WebSocketError) == .pongTimeout
         }
         side.close()
     }

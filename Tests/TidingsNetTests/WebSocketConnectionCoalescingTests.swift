@@ -1,10 +1,11 @@
 import Testing
+import TidingsCore
 
 @testable import TidingsNet
 
 /// A `ByteStream` that records every write; the first write waits until `release()` so that
 /// later frames pile up in the connection's queue, and writes fail once `failWrites` is set.
-private final class RecordingStream: ByteStream, @unchecked Sendable {
+private final class RecordingStream: ByteStream, Sendable {
     private struct State {
         var writes: [[UInt8]] = []
         var gateOpen = false
@@ -13,7 +14,7 @@ private final class RecordingStream: ByteStream, @unchecked Sendable {
         var reader: CheckedContinuation<[UInt8], any Error>?
         var closed = false
     }
-    private let state = Locked(State())
+    private let state = LockedState(State())
 
     var writes: [[UInt8]] { state.withLock { $0.writes } }
 
@@ -121,11 +122,11 @@ private final class RecordingStream: ByteStream, @unchecked Sendable {
         let error = await #expect(throws: WebSocketError.self) {
             try await connection.sendData(opcode: .binary, payload: Array(repeating: 1, count: 70_000))
         }
-        #expect(error?.kind == .connectionLost)
+        #expect(error == .connectionLost)
         let later = await #expect(throws: WebSocketError.self) {
             try await connection.sendData(opcode: .text, payload: Array("later".utf8))
         }
-        #expect(later?.kind == .connectionLost)
+        #expect(later == .connectionLost)
         #expect(stream.writes.isEmpty)
     }
 

@@ -66,7 +66,7 @@ import TidingsCore
         await #expect {
             _ = try await messages.next()
         } throws: { error in
-            (error as? WebSocketError)?.kind == .pongTimeout
+            (error as? WebSocketError) == .pongTimeout
         }
         for sender in senders { await sender.value }
     }

@@ -46,7 +46,7 @@ import TidingsSandboxKit
                 _ = try await WebSocket.connect(to: url(server), configuration: configuration)
                 Issue.record("the upgrade was accepted")
             } catch let error as WebSocketError {
-                #expect(error.kind == .handshakeFailed)
+                #expect(error == .handshakeFailed)
                 #expect(error.httpStatus == expected)
             }
         }

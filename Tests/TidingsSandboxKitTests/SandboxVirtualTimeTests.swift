@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TidingsCore
 import TidingsNet
@@ -7,7 +6,7 @@ import TidingsSandboxKit
 
 /// A flag one task sets and another reads.
 final class Flag: Sendable {
-    private let value = Mutex(false)
+    private let value = LockedState(false)
     var isSet: Bool { value.withLock { $0 } }
     func set() { value.withLock { $0 = true } }
 }

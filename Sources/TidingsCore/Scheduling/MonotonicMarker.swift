@@ -36,23 +36,25 @@ public enum MarkerAdvance: Sendable, Equatable {
 }
 
 /// An `InMemoryMarkerStorage` keeps markers in a dictionary: for tests, previews and the demo.
-public final class InMemoryMarkerStorage: MarkerStorage, @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [String: ServerID]
+public final class InMemoryMarkerStorage: MarkerStorage, Sendable {
+    private struct State {
+        var values: [String: ServerID]
+    }
+    private let state: LockedState<State>
 
     /// Creates a storage holding `values`.
-    public init(_ values: [String: ServerID] = [:]) { self.values = values }
+    public init(_ values: [String: ServerID] = [:]) { state = LockedState(State(values: values)) }
 
-    public func loadMarker(key: String) throws -> ServerID? { lock.withLock { values[key] } }
+    public func loadMarker(key: String) throws -> ServerID? { state.withLock { locked in locked.values[key] } }
 
     public func saveMarker(_ value: ServerID, key: String) throws {
         _ = try saveMarkerKeepingMaximum(value, key: key)
     }
 
     public func saveMarkerKeepingMaximum(_ value: ServerID, key: String) throws -> ServerID {
-        lock.withLock {
-            if let stored = values[key], stored > value { return stored }
-            values[key] = value
+        state.withLock { locked in
+            if let stored = locked.values[key], stored > value { return stored }
+            locked.values[key] = value
             return value
         }
     }
@@ -78,14 +80,16 @@ public final class InMemoryMarkerStorage: MarkerStorage, @unchecked Sendable {
 /// try marker.advance(to: "109372890233022")   // true
 /// try marker.advance(to: "99")                // false: older, refused
 /// ```
-public final class MonotonicMarker: @unchecked Sendable {
+public final class MonotonicMarker: Sendable {
     /// The storage key.
     public let key: String
     private let storage: any MarkerStorage
     private let logger: TidingsLogger
-    private let lock = NSLock()
-    private var current: ServerID?
-    private var refused = 0
+    private struct State {
+        var current: ServerID?
+        var refused = 0
+    }
+    private let state: LockedState<State>
 
     /// Loads the marker's stored value.
     ///
@@ -94,14 +98,14 @@ public final class MonotonicMarker: @unchecked Sendable {
         self.key = key
         self.storage = storage
         self.logger = logger
-        self.current = try storage.loadMarker(key: key)
+        self.state = LockedState(State(current: try storage.loadMarker(key: key)))
     }
 
     /// The current position, `nil` before the first advance.
-    public var value: ServerID? { lock.withLock { current } }
+    public var value: ServerID? { state.withLock { locked in locked.current } }
 
     /// How many backward or repeated advances were refused since the marker was loaded.
-    public var refusedCount: Int { lock.withLock { refused } }
+    public var refusedCount: Int { state.withLock { locked in locked.refused } }
 
     /// Moves the marker to `candidate` if it is ahead of the current value, saving it first.
     ///
@@ -117,19 +121,19 @@ public final class MonotonicMarker: @unchecked Sendable {
     ///
     /// - Throws: Whatever the storage throws while saving; the marker does not move then.
     public func advanceReporting(to candidate: ServerID) throws -> MarkerAdvance {
-        try lock.withLock {
-            if let current, candidate <= current {
-                refused += 1
+        try state.withLock { locked in
+            if let current = locked.current, candidate <= current {
+                locked.refused += 1
                 logger.notice("marker \(key) refused to move back from \(current) to \(candidate)")
                 return .refused
             }
             let stored = try storage.saveMarkerKeepingMaximum(candidate, key: key)
             if stored > candidate {
                 logger.notice("marker \(key) was already at \(stored), ahead of \(candidate), in the storage")
-                current = stored
+                locked.current = stored
                 return .overtaken(by: stored)
             }
-            current = candidate
+            locked.current = candidate
             return .moved
         }
     }

@@ -45,6 +45,8 @@ import Foundation
 /// - Two processes may open and migrate a file at once: migrations read `user_version` again inside their
 ///   write transaction, so the second sees the first one's work.
 /// - After salvage, `PRAGMA foreign_key_check` runs; ``RecoveryReport/foreignKeyViolations`` lists its findings.
+// @unchecked: not a value box — the SQLite handle and its flags are reached only under `lock`, a recursive lock
+// (so `isAccessing` can catch a closure re-entering on its own thread), or on `queue` which takes it too.
 public final class SQLiteDatabase: @unchecked Sendable {
     /// How a store is opened.
     public struct Configuration: Sendable {

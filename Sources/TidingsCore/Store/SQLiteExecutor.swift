@@ -15,7 +15,7 @@ import Dispatch
 /// ```
 ///
 /// Jobs run one at a time in the order they were enqueued, interleaved with the store's async accesses.
-public final class SQLiteExecutor: SerialExecutor, @unchecked Sendable {
+public final class SQLiteExecutor: SerialExecutor, Sendable {
     private let queue: DispatchQueue
 
     init(queue: DispatchQueue) {

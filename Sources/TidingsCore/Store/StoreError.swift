@@ -10,13 +10,16 @@ import CSQLite
 /// do { try database.write { try $0.execute("INSERT INTO accounts(id) VALUES (?)", [id]) } }
 /// catch StoreError.constraint { /* duplicate */ }
 /// ```
-public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct StoreError: TidingsError {
     enum Code: String, Sendable, Equatable {
         case notADatabase, corrupt, busy, constraint, wrongKey, damagedKeyCheck, tampered, wrongRow
         case schemaTooNew, misuse, typeMismatch, migrationFailed, readOnly, cannotOpen, io, full, sqlite
     }
 
     let code: Code
+
+    /// The kind of failure (compare with the static members, e.g. `error == .busy`).
+    public var kind: TidingsErrorKind { TidingsErrorKind(code) }
 
     /// The SQLite primary or extended result code, when SQLite reported the failure.
     public let resultCode: Int32?
@@ -85,17 +88,6 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             .schemaTooNew, message: "schema version \(found) is newer than the known \(known)",
             foundVersion: found, knownVersion: known)
     }
-
-    /// True when `error` is a `StoreError` of the same kind as `pattern` (other fields are ignored).
-    public static func ~= (pattern: StoreError, error: any Error) -> Bool {
-        (error as? StoreError)?.code == pattern.code
-    }
-
-    /// True when both errors are of the same kind, whatever their messages.
-    public static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.code == rhs.code }
-
-    /// The kind only, with no message or SQL: safe for metrics.
-    public var shortDescription: String { "StoreError.\(code.rawValue)" }
 
     /// The kind, result code, message and SQL text (never bound values).
     public var description: String {

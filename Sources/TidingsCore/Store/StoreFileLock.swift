@@ -13,6 +13,7 @@
 /// stores in one process conflict just as two processes do, and the kernel drops the lock when a process dies.
 ///
 /// Every call is non-blocking: a lock that cannot be had now is reported, never waited for.
+// @unchecked: `descriptor` changes only in init, deinit and `release()`, which `SQLiteDatabase` calls under its lock.
 final class StoreFileLock: @unchecked Sendable {
     /// The lock file's path.
     let path: String

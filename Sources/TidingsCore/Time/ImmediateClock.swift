@@ -4,18 +4,20 @@ import Foundation
 ///
 /// It suits demos and previews that run a schedule (a day of polling) in a blink while still
 /// reporting believable times. Cancellation is honoured: a cancelled task's `sleep` throws.
-public final class ImmediateClock: Clock, @unchecked Sendable {
+public final class ImmediateClock: Clock, Sendable {
     /// A point on the clock: virtual time since the clock was made.
     public typealias Instant = VirtualInstant
 
-    private let lock = NSLock()
-    private var currentInstant = Instant(offset: .zero)
+    private struct State {
+        var currentInstant = Instant(offset: .zero)
+    }
+    private let state = LockedState(State())
 
     /// Creates a clock at instant zero.
     public init() {}
 
     /// The time slept so far.
-    public var now: Instant { lock.withLock { currentInstant } }
+    public var now: Instant { state.withLock { locked in locked.currentInstant } }
 
     /// The clock has no resolution limit.
     public var minimumResolution: Duration { .zero }
@@ -25,8 +27,8 @@ public final class ImmediateClock: Clock, @unchecked Sendable {
     /// - Throws: `CancellationError` if the task is cancelled.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        lock.withLock {
-            if currentInstant < deadline { currentInstant = deadline }
+        state.withLock { locked in
+            if locked.currentInstant < deadline { locked.currentInstant = deadline }
         }
         // Let other tasks run, as a real sleep would.
         await Task.yield()

@@ -18,7 +18,7 @@ import Foundation
 /// let task = Task { try await clock.sleep(for: .seconds(5)) }
 /// await clock.advance(by: .seconds(5))      // the task wakes here
 /// ```
-public final class TestClock: Clock, @unchecked Sendable {
+public final class TestClock: Clock, Sendable {
     /// A point on the clock: virtual time since the clock was made.
     public typealias Instant = VirtualInstant
 
@@ -29,12 +29,14 @@ public final class TestClock: Clock, @unchecked Sendable {
     }
 
     // All state sits behind one lock: `sleep` is called from arbitrary tasks and threads.
-    private let lock = NSLock()
-    private var currentInstant = Instant(offset: .zero)
-    private var sleepers: [UInt64: SleeperState] = [:]
-    private var nextSleeperID: UInt64 = 0
-    /// Sleepers resumed by `advance` whose task has not yet returned from `sleep`.
-    private var wakingSleepers = 0
+    private struct State {
+        var currentInstant = Instant(offset: .zero)
+        var sleepers: [UInt64: SleeperState] = [:]
+        var nextSleeperID: UInt64 = 0
+        /// Sleepers resumed by `advance` whose task has not yet returned from `sleep`.
+        var wakingSleepers = 0
+    }
+    private let state = LockedState(State())
     private let yieldsPerStep: Int
 
     /// Creates a clock at instant zero.
@@ -46,15 +48,15 @@ public final class TestClock: Clock, @unchecked Sendable {
     }
 
     /// The current virtual time.
-    public var now: Instant { lock.withLock { currentInstant } }
+    public var now: Instant { state.withLock { locked in locked.currentInstant } }
 
     /// The clock has no resolution limit.
     public var minimumResolution: Duration { .zero }
 
     /// How many tasks are suspended in `sleep` right now.
     public var pendingSleepers: Int {
-        lock.withLock {
-            sleepers.values.reduce(0) { count, state in
+        state.withLock { locked in
+            locked.sleepers.values.reduce(0) { count, state in
                 if case .waiting = state { count + 1 } else { count }
             }
         }
@@ -65,24 +67,24 @@ public final class TestClock: Clock, @unchecked Sendable {
     /// - Throws: `CancellationError` if the task is cancelled before or while sleeping.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        let id: UInt64 = lock.withLock {
-            nextSleeperID += 1
-            sleepers[nextSleeperID] = .starting
-            return nextSleeperID
+        let id: UInt64 = state.withLock { locked in
+            locked.nextSleeperID += 1
+            locked.sleepers[locked.nextSleeperID] = .starting
+            return locked.nextSleeperID
         }
         let wokenByAdvance = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
                 enum Outcome { case suspend, wake, cancel }
-                let outcome: Outcome = lock.withLock {
-                    if case .cancelledBeforeSuspending = sleepers[id] {
-                        sleepers[id] = nil
+                let outcome: Outcome = state.withLock { locked in
+                    if case .cancelledBeforeSuspending = locked.sleepers[id] {
+                        locked.sleepers[id] = nil
                         return .cancel
                     }
-                    if deadline <= currentInstant {
-                        sleepers[id] = nil
+                    if deadline <= locked.currentInstant {
+                        locked.sleepers[id] = nil
                         return .wake
                     }
-                    sleepers[id] = .waiting(deadline: deadline, order: id, continuation: continuation)
+                    locked.sleepers[id] = .waiting(deadline: deadline, order: id, continuation: continuation)
                     return .suspend
                 }
                 switch outcome {
@@ -92,13 +94,13 @@ public final class TestClock: Clock, @unchecked Sendable {
                 }
             }
         } onCancel: {
-            let continuation: CheckedContinuation<Bool, any Error>? = lock.withLock {
-                switch sleepers[id] {
+            let continuation: CheckedContinuation<Bool, any Error>? = state.withLock { locked in
+                switch locked.sleepers[id] {
                 case .starting:
-                    sleepers[id] = .cancelledBeforeSuspending
+                    locked.sleepers[id] = .cancelledBeforeSuspending
                     return nil
                 case .waiting(_, _, let continuation):
-                    sleepers[id] = nil
+                    locked.sleepers[id] = nil
                     return continuation
                 case .cancelledBeforeSuspending, nil:
                     return nil
@@ -107,7 +109,7 @@ public final class TestClock: Clock, @unchecked Sendable {
             continuation?.resume(throwing: CancellationError())
         }
         if wokenByAdvance {
-            lock.withLock { wakingSleepers -= 1 }
+            state.withLock { locked in locked.wakingSleepers -= 1 }
         }
     }
 
@@ -128,8 +130,8 @@ public final class TestClock: Clock, @unchecked Sendable {
             await yieldUntilWokenTasksRun()
             await yieldToOtherTasks()
         }
-        lock.withLock {
-            if currentInstant < target { currentInstant = target }
+        state.withLock { locked in
+            if locked.currentInstant < target { locked.currentInstant = target }
         }
     }
 
@@ -204,18 +206,18 @@ public final class TestClock: Clock, @unchecked Sendable {
     }
 
     private func earliestDeadline() -> Instant? {
-        lock.withLock {
-            sleepers.values.compactMap { state -> Instant? in
+        state.withLock { locked in
+            locked.sleepers.values.compactMap { state -> Instant? in
                 if case .waiting(let deadline, _, _) = state { deadline } else { nil }
             }.min()
         }
     }
 
     private func takeEarliestSleeper(notAfter target: Instant) -> CheckedContinuation<Bool, any Error>? {
-        lock.withLock {
+        state.withLock { locked in
             var best:
                 (id: UInt64, deadline: Instant, order: UInt64, continuation: CheckedContinuation<Bool, any Error>)?
-            for (id, state) in sleepers {
+            for (id, state) in locked.sleepers {
                 guard case .waiting(let deadline, let order, let continuation) = state, deadline <= target else {
                     continue
                 }
@@ -223,9 +225,9 @@ public final class TestClock: Clock, @unchecked Sendable {
                 best = (id, deadline, order, continuation)
             }
             guard let best else { return nil }
-            sleepers[best.id] = nil
-            wakingSleepers += 1
-            if currentInstant < best.deadline { currentInstant = best.deadline }
+            locked.sleepers[best.id] = nil
+            locked.wakingSleepers += 1
+            if locked.currentInstant < best.deadline { locked.currentInstant = best.deadline }
             return best.continuation
         }
     }
@@ -235,7 +237,7 @@ public final class TestClock: Clock, @unchecked Sendable {
     /// is starved by something outside the clock.
     private func yieldUntilWokenTasksRun() async {
         for _ in 0..<100_000 {
-            if lock.withLock({ wakingSleepers == 0 }) { return }
+            if state.withLock({ locked in locked.wakingSleepers == 0 }) { return }
             await Task.yield()
         }
     }
@@ -246,9 +248,11 @@ public final class TestClock: Clock, @unchecked Sendable {
 }
 
 /// A thread-safe one-way flag.
-private final class FinishedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
+private final class FinishedFlag: Sendable {
+    private struct State {
+        var value = false
+    }
+    private let state = LockedState(State())
+    var isSet: Bool { state.withLock { locked in locked.value } }
+    func set() { state.withLock { locked in locked.value = true } }
 }

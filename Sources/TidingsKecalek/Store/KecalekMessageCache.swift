@@ -128,56 +128,57 @@ public struct KecalekCachedConversation: Sendable, Hashable {
 }
 
 /// A cache in memory, for tests and previews: same transaction guarantee, nothing on disk.
-public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable {
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var conversationsByID: [String: [String: KecalekMessage]] = [:]
-    private var syncStates: [String: KecalekSyncState] = [:]
-    private var pending: [String: [String]] = [:]
-    private var failNextWrite = false
+public final class KecalekMemoryCache: KecalekMessageCache, Sendable {
+    private struct State {
+        var conversationsByID: [String: [String: KecalekMessage]] = [:]
+        var syncStates: [String: KecalekSyncState] = [:]
+        var pending: [String: [String]] = [:]
+        var failNextWrite = false
+    }
+    private let state = LockedState(State())
 
     /// Creates an empty cache.
     public init() {}
 
     /// Makes the next ``write(_:)`` fail after its body ran, as a full disk would (tests).
-    public func failNextWriteForTesting() { lock.withLock { failNextWrite = true } }
+    public func failNextWriteForTesting() { state.withLock { locked in locked.failNextWrite = true } }
 
     /// Runs `body` in one transaction; see ``KecalekMessageCache/write(_:)``.
     public func write<T>(_ body: (any KecalekCacheWriter) throws -> T) throws -> T {
-        try lock.withLock {
-            let writer = Writer(conversationsByID, syncStates: syncStates, pending: pending)
+        try state.withLock { locked in
+            let writer = Writer(locked.conversationsByID, syncStates: locked.syncStates, pending: locked.pending)
             let result = try body(writer)
-            if failNextWrite {
-                failNextWrite = false
+            if locked.failNextWrite {
+                locked.failNextWrite = false
                 throw KecalekError(.cache, operation: "cache.write", detail: "injected failure")
             }
-            conversationsByID = writer.state
-            syncStates = writer.syncStates
-            pending = writer.pending
+            locked.conversationsByID = writer.state
+            locked.syncStates = writer.syncStates
+            locked.pending = writer.pending
             return result
         }
     }
 
     /// The newest `limit` non-control messages, oldest first.
     public func newestMessages(conversationID: String, limit: Int) throws -> [KecalekMessage] {
-        let rows = lock.withLock { conversationsByID[conversationID].map { Array($0.values) } ?? [] }
+        let rows = state.withLock { locked in locked.conversationsByID[conversationID].map { Array($0.values) } ?? [] }
         let sorted = rows.filter { !$0.isControl }.sorted(by: Self.order)
         return Array(sorted.suffix(max(0, limit)))
     }
 
     /// The newest `created_at`, control messages included.
     public func newestTimestamp(conversationID: String) throws -> KecalekTimestamp? {
-        lock.withLock { conversationsByID[conversationID]?.values.map(\.createdAt).max() }
+        state.withLock { locked in locked.conversationsByID[conversationID]?.values.map(\.createdAt).max() }
     }
 
     /// Where the last complete sync left off; see ``KecalekMessageCache/syncState(conversationID:)``.
     public func syncState(conversationID: String) throws -> KecalekSyncState? {
-        lock.withLock { syncStates[conversationID] }
+        state.withLock { locked in locked.syncStates[conversationID] }
     }
 
     /// The pending `mark_read` IDs; see ``KecalekMessageCache/pendingReads(conversationID:)``.
     public func pendingReads(conversationID: String) throws -> [String] {
-        lock.withLock { pending[conversationID] ?? [] }
+        state.withLock { locked in locked.pending[conversationID] ?? [] }
     }
 
     /// Always empty: rows in memory cannot be damaged.
@@ -185,18 +186,18 @@ public final class KecalekMemoryCache: KecalekMessageCache, @unchecked Sendable 
 
     /// The number of cached rows of the conversation.
     public func messageCount(conversationID: String) throws -> Int {
-        lock.withLock { conversationsByID[conversationID]?.count ?? 0 }
+        state.withLock { locked in locked.conversationsByID[conversationID]?.count ?? 0 }
     }
 
     /// One cached message, or nil.
     public func message(conversationID: String, messageID: String) throws -> KecalekMessage? {
-        lock.withLock { conversationsByID[conversationID]?[messageID] }
+        state.withLock { locked in locked.conversationsByID[conversationID]?[messageID] }
     }
 
     /// Every cached conversation, by ID.
     public func conversations() throws -> [KecalekCachedConversation] {
-        lock.withLock {
-            conversationsByID.filter { !$0.value.isEmpty }.map {
+        state.withLock { locked in
+            locked.conversationsByID.filter { !$0.value.isEmpty }.map {
                 KecalekCachedConversation(
                     conversationID: $0.key, messageCount: $0.value.count, newest: $0.value.values.map(\.createdAt).max()
                 )

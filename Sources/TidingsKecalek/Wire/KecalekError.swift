@@ -1,8 +1,10 @@
+import TidingsCore
+
 /// A `KecalekError` describes why a Kecalek operation failed, with the context needed to act on it.
 ///
 /// Callers match kinds with the static members (`catch let error as KecalekError where error == .timeout`
 /// compares kinds only). `description` never contains message content or keys.
-public struct KecalekError: Error, Sendable, CustomStringConvertible, Hashable {
+public struct KecalekError: TidingsError {
     /// The kinds of failure; new kinds break no caller because the enum is not public.
     enum Code: String, Sendable {
         case malformedFrame, malformedMessage, server, timeout, notConnected, connectionLost
@@ -10,6 +12,10 @@ public struct KecalekError: Error, Sendable, CustomStringConvertible, Hashable {
     }
 
     let code: Code
+
+    /// The kind of failure (compare with the static members, e.g. `error == .closed`).
+    public var kind: TidingsErrorKind { TidingsErrorKind(code) }
+
     /// The request type or operation that failed (`get_messages`, `mark_read`, `cache.write`).
     public let operation: String?
     /// What went wrong, without secrets or message text.
@@ -44,16 +50,6 @@ public struct KecalekError: Error, Sendable, CustomStringConvertible, Hashable {
 
     static func malformedFrame(_ detail: String) -> KecalekError { KecalekError(.malformedFrame, detail: detail) }
     static func malformedMessage(_ detail: String) -> KecalekError { KecalekError(.malformedMessage, detail: detail) }
-
-    /// Whether two errors are of the same kind (context is ignored).
-    public static func == (lhs: KecalekError, rhs: KecalekError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// Whether `error` is a ``KecalekError`` of the same kind as `pattern`.
-    public static func ~= (pattern: KecalekError, error: any Error) -> Bool {
-        (error as? KecalekError)?.code == pattern.code
-    }
 
     /// The kind, operation and detail, e.g. `KecalekError.timeout(get_deleted_since): no answer in 10s`.
     public var description: String {

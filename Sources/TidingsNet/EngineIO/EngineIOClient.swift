@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 /// An Engine.IO client session over HTTP long-polling, upgraded to WebSocket, or WebSocket only.
 ///
@@ -590,35 +591,36 @@ final class FrameIteratorBox: @unchecked Sendable {
 
 /// The packets waiting to go out, shared by the nonisolated ``EngineIOClient/send(_:)`` and the
 /// writer; a lock keeps appends from any thread in order.
-final class EngineIOOutbox: @unchecked Sendable {
-    // Guards every property below.
-    private let lock = NSLock()
-    private var packets: [EngineIOPacket] = []
-    private var head = 0
-    private var closed = false
+final class EngineIOOutbox: Sendable {
+    private struct State {
+        var packets: [EngineIOPacket] = []
+        var head = 0
+        var closed = false
+    }
+    private let state = LockedState(State())
 
-    var isEmpty: Bool { lock.withLock { head == packets.count } }
+    var isEmpty: Bool { state.withLock { locked in locked.head == locked.packets.count } }
 
     func append(_ new: [EngineIOPacket]) throws {
-        try lock.withLock {
-            guard !closed else { throw EngineIOError(.closed, "the session is closed") }
-            packets.append(contentsOf: new)
+        try state.withLock { locked in
+            guard !locked.closed else { throw EngineIOError(.closed, "the session is closed") }
+            locked.packets.append(contentsOf: new)
         }
     }
 
     func close() {
-        lock.withLock {
-            closed = true
-            packets = []
-            head = 0
+        state.withLock { locked in
+            locked.closed = true
+            locked.packets = []
+            locked.head = 0
         }
     }
 
     func takeAll() -> [EngineIOPacket] {
-        lock.withLock {
-            let batch = Array(packets[head...])
-            packets.removeAll(keepingCapacity: true)
-            head = 0
+        state.withLock { locked in
+            let batch = Array(locked.packets[locked.head...])
+            locked.packets.removeAll(keepingCapacity: true)
+            locked.head = 0
             return batch
         }
     }
@@ -626,11 +628,11 @@ final class EngineIOOutbox: @unchecked Sendable {
     /// Takes at most `maximumCount` packets whose polling encoding stays within `maximumBytes`
     /// (at least one packet, even a larger one, so nothing is stuck).
     func takeBatch(maximumCount: Int, maximumBytes: Int) -> [EngineIOPacket] {
-        lock.withLock {
+        state.withLock { locked in
             var batch: [EngineIOPacket] = []
             var size = 0
-            while head < packets.count, batch.count < maximumCount {
-                let packet = packets[head]
+            while locked.head < locked.packets.count, batch.count < maximumCount {
+                let packet = locked.packets[locked.head]
                 let packetSize: Int
                 switch packet.body {
                 case .text(let text): packetSize = text.utf8.count + 2
@@ -639,11 +641,11 @@ final class EngineIOOutbox: @unchecked Sendable {
                 if !batch.isEmpty, size + packetSize > maximumBytes { break }
                 batch.append(packet)
                 size += packetSize
-                head += 1
+                locked.head += 1
             }
-            if head == packets.count {
-                packets.removeAll(keepingCapacity: true)
-                head = 0
+            if locked.head == locked.packets.count {
+                locked.packets.removeAll(keepingCapacity: true)
+                locked.head = 0
             }
             return batch
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 /// A minimal keep-alive HTTP/1.1 client for Engine.IO long-polling, over ``TCPConnection`` (and
 /// ``TLSConnection`` for `https`).
@@ -13,7 +14,7 @@ import Foundation
 /// and TLS handshake) is bounded by `connectTimeout`, and each response by ``responseTimeout``; both
 /// fail with ``EngineIOError/timedOut``, and every wait ends with `CancellationError` when the task
 /// is cancelled.
-public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked Sendable {
+public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, Sendable {
     /// The largest response body accepted.
     public let maximumBodySize: Int
     /// The longest a request may wait for its complete response, once sent.
@@ -24,12 +25,13 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
     private let tls: TLSConfiguration
     private let connectTimeout: Duration
     private let clock: any Clock<Duration>
-    // Guards `idle`, the only mutable state.
-    private let lock = NSLock()
-    private var idle: [String: [HTTPStream]] = [:]
-    /// Request heads by URL and method: polling repeats the same two requests, and building a head
-    /// (URL parsing included) costs more than sending it.
-    private var heads: [String: [UInt8]] = [:]
+    private struct State {
+        var idle: [String: [HTTPStream]] = [:]
+        /// Request heads by URL and method: polling repeats the same two requests, and building a head
+        /// (URL parsing included) costs more than sending it.
+        var heads: [String: [UInt8]] = [:]
+    }
+    private let state = LockedState(State())
 
     /// A pool with the given trust settings and limits.
     ///
@@ -54,7 +56,7 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
     }
 
     deinit {
-        for stream in idle.values.joined() { stream.connection.close() }
+        for stream in state.withLock({ $0.idle.values.joined() }) { stream.connection.close() }
     }
 
     /// Sends a GET and returns the body of a 200 response.
@@ -174,8 +176,8 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
     func idleConnectionsLookClosed(for url: URL) -> Bool {
         let scheme = url.scheme?.lowercased() ?? ""
         let key = "\(scheme)://\(url.host ?? ""):\(url.port ?? (scheme == "https" ? 443 : 80))"
-        return lock.withLock {
-            guard let streams = idle[key], !streams.isEmpty else { return false }
+        return state.withLock { locked in
+            guard let streams = locked.idle[key], !streams.isEmpty else { return false }
             return streams.allSatisfy(\.isUnusableWhileIdle)
         }
     }
@@ -183,7 +185,7 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
     /// The most recently used idle connection to `key` that still looks usable; the others found on
     /// the way are closed.
     private func takeIdle(_ key: String) -> HTTPStream? {
-        while let stream = lock.withLock({ idle[key]?.popLast() }) {
+        while let stream = state.withLock({ locked in locked.idle[key]?.popLast() }) {
             guard stream.isUnusableWhileIdle else { return stream }
             stream.connection.close()
         }
@@ -191,12 +193,12 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
     }
 
     private func putIdle(_ key: String, _ stream: HTTPStream) {
-        let extra: HTTPStream? = lock.withLock {
-            var streams = idle[key, default: []]
+        let extra: HTTPStream? = state.withLock { locked in
+            var streams = locked.idle[key, default: []]
             // Polling needs two connections; a few spare ones cover reconnects.
             guard streams.count < 4 else { return stream }
             streams.append(stream)
-            idle[key] = streams
+            locked.idle[key] = streams
             return nil
         }
         extra?.connection.close()
@@ -210,13 +212,13 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, @unchecked S
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) { key += "\n\(name): \(value)" }
         }
         var bytes: [UInt8]
-        if let head = lock.withLock({ heads[key] }) {
+        if let head = state.withLock({ locked in locked.heads[key] }) {
             bytes = head
         } else {
             bytes = try Self.requestHead(method, url: url, host: host, port: port, headers: headers)
-            lock.withLock {
-                if heads.count >= 8 { heads.removeAll() }
-                heads[key] = bytes
+            state.withLock { locked in
+                if locked.heads.count >= 8 { locked.heads.removeAll() }
+                locked.heads[key] = bytes
             }
         }
         if method == "POST" {

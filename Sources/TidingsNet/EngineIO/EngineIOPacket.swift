@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 /// The Engine.IO protocol revision a server speaks.
 ///
@@ -24,13 +25,17 @@ public enum EngineIOFrame: Sendable, Hashable {
 ///
 /// Match by kind with `catch EngineIOError.malformedPacket` (equality compares kinds only); ``detail``
 /// says what was wrong, without echoing payloads.
-public struct EngineIOError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct EngineIOError: TidingsError {
     enum Code: String, Sendable, Hashable {
         case malformedPacket, malformedPayload, malformedHandshake, tooManyPackets, payloadTooLarge
         case transportFailed, handshakeFailed, upgradeFailed, heartbeatTimeout, closed, httpStatus, timedOut
     }
 
     let code: Code
+
+    /// The kind of failure (compare with the static members, e.g. `error == .closed`).
+    public var kind: TidingsErrorKind { TidingsErrorKind(code) }
+
     /// What exactly was wrong, for logs and for the person debugging.
     public let detail: String
 
@@ -63,15 +68,6 @@ public struct EngineIOError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let httpStatus = EngineIOError(.httpStatus)
     /// The server did not answer within the configured limit (handshake, HTTP response, connect).
     public static let timedOut = EngineIOError(.timedOut)
-
-    /// Errors are equal when they are of the same kind, whatever their detail.
-    public static func == (lhs: EngineIOError, rhs: EngineIOError) -> Bool { lhs.code == rhs.code }
-    /// Hashes the kind only, consistent with `==`.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-    /// Lets `catch EngineIOError.closed` match any detail.
-    public static func ~= (pattern: EngineIOError, value: any Error) -> Bool {
-        (value as? EngineIOError)?.code == pattern.code
-    }
 
     /// The kind and the detail.
     public var description: String { detail.isEmpty ? "EngineIOError.\(code)" : "EngineIOError.\(code): \(detail)" }

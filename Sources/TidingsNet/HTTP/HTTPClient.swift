@@ -42,7 +42,7 @@ public final class HTTPClient: Sendable {
         /// Where request summaries go (method, host and path, status; never headers, query or body).
         public var logger: TidingsLogger
         /// The largest response body accepted, in bytes; a larger one fails with
-        /// ``HTTPError/Kind/transport``.
+        /// ``HTTPError/transport``.
         ///
         /// The limit is checked as the body arrives: the transfer is cancelled as soon as it is
         /// passed, so the download's memory stays near the limit too, however large the body.
@@ -127,7 +127,7 @@ public final class HTTPClient: Sendable {
                 try await Self.perform(urlRequest, session: session, delegate: delegate, limit: limit, request: request)
             }
         } catch let error as HTTPError {
-            logger.notice("\(request.method.rawValue) \(request.url.redactedForLogs) failed: \(error.kind.rawValue)")
+            logger.notice("\(request.method.rawValue) \(request.url.redactedForLogs) failed: \(error.kind.name)")
             throw error
         }
         cookies.store(setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url)

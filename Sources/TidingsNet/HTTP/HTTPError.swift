@@ -1,26 +1,19 @@
 import Foundation
+import TidingsCore
 
 /// An `HTTPError` describes why an HTTP call gave no usable result.
 ///
 /// `description` names the method, host and path but never the query, headers or request body, so a
-/// token can never leak through an error into a log. Catch by kind with `~=`.
-public struct HTTPError: Error, Sendable, CustomStringConvertible {
-    /// The kind of failure, stable for `switch` and metrics.
-    public enum Kind: String, Sendable, Equatable {
-        /// The request never got a response: DNS, connect, TLS, reset (see ``underlyingDescription``).
-        case transport
-        /// No complete response within the request's timeout.
-        case timedOut
-        /// The server answered with a status outside 200–299 (see ``status`` and ``serverMessage``).
-        case status
-        /// The body was not the expected JSON (see ``codingPath``).
-        case decoding
-        /// The request could not be built (bad URL, unencodable body).
-        case invalidRequest
+/// token can never leak through an error into a log. It is a `TidingsError` (TidingsCore): catch by kind
+/// (`catch HTTPError.timedOut`) or compare (`error == .status`).
+public struct HTTPError: TidingsError {
+    /// The kinds of failure; not public, so a new kind breaks no caller's `switch`.
+    package enum Code: String, Sendable {
+        case transport, timedOut, status, decoding, invalidRequest
     }
 
-    /// What went wrong.
-    public let kind: Kind
+    /// What went wrong (inside the package; callers compare with the static members).
+    package let code: Code
     /// The method of the failed request.
     public let method: String
     /// `scheme://host[:port]/path` of the request — the query is left out on purpose.
@@ -37,12 +30,21 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public let underlyingDescription: String?
 
     init(
-        _ kind: Kind, request: HTTPRequest, status: Int? = nil, serverMessage: String? = nil,
+        _ kind: Code, request: HTTPRequest, status: Int? = nil, serverMessage: String? = nil,
         response: HTTPResponse? = nil, codingPath: String? = nil, underlying: String? = nil
     ) {
-        self.kind = kind
-        self.method = request.method.rawValue
-        self.target = request.url.redactedForLogs
+        self.init(
+            kind, method: request.method.rawValue, target: request.url.redactedForLogs, status: status,
+            serverMessage: serverMessage, response: response, codingPath: codingPath, underlying: underlying)
+    }
+
+    private init(
+        _ kind: Code, method: String, target: String, status: Int? = nil, serverMessage: String? = nil,
+        response: HTTPResponse? = nil, codingPath: String? = nil, underlying: String? = nil
+    ) {
+        self.code = kind
+        self.method = method
+        self.target = target
         self.status = status
         self.serverMessage = serverMessage
         self.response = response
@@ -50,17 +52,30 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         self.underlyingDescription = underlying
     }
 
+    /// The kind of failure (compare with the static members, e.g. `error == .status`).
+    public var kind: TidingsErrorKind { TidingsErrorKind(code) }
+
+    /// The request never got a response: DNS, connect, TLS, reset (see ``underlyingDescription``).
+    public static let transport = HTTPError(.transport, method: "", target: "")
+    /// No complete response within the request's timeout.
+    public static let timedOut = HTTPError(.timedOut, method: "", target: "")
+    /// The server answered with a status outside 200–299 (see ``status`` and ``serverMessage``).
+    public static let status = HTTPError(.status, method: "", target: "")
+    /// The body was not the expected JSON (see ``codingPath``).
+    public static let decoding = HTTPError(.decoding, method: "", target: "")
+    /// The request could not be built (bad URL, unencodable body).
+    public static let invalidRequest = HTTPError(.invalidRequest, method: "", target: "")
+
+    /// The kind, method, target without query, status, server message, coding path and underlying
+    /// explanation; never headers or bodies.
     public var description: String {
-        var text = "HTTPError.\(kind.rawValue): \(method) \(target)"
+        var text = "\(shortDescription): \(method) \(target)"
         if let status { text += " → \(status)" }
         if let serverMessage { text += ": \(serverMessage)" }
         if let codingPath { text += " at \(codingPath.isEmpty ? "<root>" : codingPath)" }
         if let underlyingDescription { text += " (\(underlyingDescription))" }
         return text
     }
-
-    /// Matches an error of the given kind.
-    public static func ~= (pattern: Kind, error: HTTPError) -> Bool { error.kind == pattern }
 }
 
 extension URL {

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 /// A Socket.IO 5 client for one namespace, with acknowledgements, binary attachments, a bounded send
 /// buffer and automatic reconnection.
@@ -636,15 +637,16 @@ public struct SocketIOAcknowledgement: Sendable {
 }
 
 /// A flag that can be claimed once, from any thread.
-final class AnsweredFlag: @unchecked Sendable {
-    // `Mutex` needs macOS 15; the lock guards `claimed`, the only state.
-    private let lock = NSLock()
-    private var claimed = false
+final class AnsweredFlag: Sendable {
+    private struct State {
+        var claimed = false
+    }
+    private let state = LockedState(State())
 
     func claim() -> Bool {
-        lock.withLock {
-            if claimed { return false }
-            claimed = true
+        state.withLock { locked in
+            if locked.claimed { return false }
+            locked.claimed = true
             return true
         }
     }

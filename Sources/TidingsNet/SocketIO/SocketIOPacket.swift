@@ -1,16 +1,21 @@
 import Foundation
+import TidingsCore
 
 /// Why a Socket.IO operation or input failed.
 ///
 /// Match by kind with `catch SocketIOError.ackTimeout` (equality compares kinds only); ``detail`` says
 /// what happened and ``data`` carries the server's payload of a refused connect.
-public struct SocketIOError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SocketIOError: TidingsError {
     enum Code: String, Sendable, Hashable {
         case malformedPacket, unexpectedAttachment, connectRefused, notConnected, sendBufferFull
         case ackTimeout, disconnected, reconnectFailed, closed, transportFailed
     }
 
     let code: Code
+
+    /// The kind of failure (compare with the static members, e.g. `error == .closed`).
+    public var kind: TidingsErrorKind { TidingsErrorKind(code) }
+
     /// What exactly happened, without payloads.
     public let detail: String
     /// The server's data of a `CONNECT_ERROR`, for ``connectRefused``.
@@ -42,15 +47,6 @@ public struct SocketIOError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let closed = SocketIOError(.closed)
     /// The server could not be reached or the Engine.IO session failed; ``detail`` names the error.
     public static let transportFailed = SocketIOError(.transportFailed)
-
-    /// Errors are equal when they are of the same kind.
-    public static func == (lhs: SocketIOError, rhs: SocketIOError) -> Bool { lhs.code == rhs.code }
-    /// Hashes the kind only, consistent with `==`.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-    /// Lets `catch SocketIOError.ackTimeout` match any detail.
-    public static func ~= (pattern: SocketIOError, value: any Error) -> Bool {
-        (value as? SocketIOError)?.code == pattern.code
-    }
 
     /// The kind and the detail; never the payload.
     public var description: String { detail.isEmpty ? "SocketIOError.\(code)" : "SocketIOError.\(code): \(detail)" }

@@ -7,9 +7,9 @@
 /// - `write(_:)` returns once all bytes are handed to the kernel; concurrent writers are serialised,
 ///   so one call's bytes are never interleaved with another's.
 /// - Only one task reads at a time; a second concurrent `read()` throws
-///   ``TransportError/Kind/concurrentRead``.
+///   ``TransportError/concurrentRead``.
 /// - `close()` is idempotent and wakes any pending `read()` or `write(_:)` with
-///   ``TransportError/Kind/closed``.
+///   ``TransportError/closed``.
 /// - Cancelling the task of a pending `read()` or `write(_:)` throws `CancellationError`; the stream
 ///   stays usable for reading only if no bytes were lost (reads lose none; a cancelled write may
 ///   have sent part of its bytes, so close the stream after cancelling a write).

@@ -13,7 +13,7 @@ import Foundation
 /// comes from dispatch sources on one shared reactor queue. There is no read timeout: an idle,
 /// healthy connection stays open until either side closes it. Closing (or releasing the object)
 /// releases the socket. Should the process's socket reactor fail (`epoll_wait` errors other than
-/// `EINTR`), every pending and later wait fails with ``TransportError/Kind/system`` (operation
+/// `EINTR`), every pending and later wait fails with ``TransportError/system`` (operation
 /// `poll`) instead of hanging. For example:
 ///
 /// ```swift
@@ -198,7 +198,7 @@ public final class TCPConnection: ByteStream, @unchecked Sendable {
         }
     }
 
-    /// Closes the connection; pending reads and writes fail with ``TransportError/Kind/closed``.
+    /// Closes the connection; pending reads and writes fail with ``TransportError/closed``.
     public func close() { channel.close() }
 
     /// Whether an idle connection can no longer carry a request: the peer closed or reset it, or

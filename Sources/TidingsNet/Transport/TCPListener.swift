@@ -108,7 +108,7 @@ public final class TCPListener: @unchecked Sendable {
         }
     }
 
-    /// Stops listening; a pending ``accept()`` fails with ``TransportError/Kind/closed``.
+    /// Stops listening; a pending ``accept()`` fails with ``TransportError/closed``.
     public func close() { channel.close() }
 }
 

@@ -462,7 +462,7 @@ import Foundation
         static let closeNotifyGrace = Duration.milliseconds(500)
 
         /// Sends a TLS `close_notify` alert (once the handshake is done) and closes the underlying
-        /// stream; pending reads and writes fail with ``TransportError/Kind/closed``.
+        /// stream; pending reads and writes fail with ``TransportError/closed``.
         ///
         /// The alert is written without waiting: the transport closes as soon as it is sent, and at
         /// the latest after a short grace period if the peer does not read.

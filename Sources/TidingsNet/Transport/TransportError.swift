@@ -1,65 +1,71 @@
+import TidingsCore
+
 /// A `TransportError` describes why a byte stream (TCP or TLS) could not be opened, read or written.
 ///
-/// Errors carry the operation and the host they concern, never payload bytes. Catch by kind with
-/// `~=`, for example `catch let error as TransportError where error.kind == .timedOut`.
-public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The kind of failure, stable for `switch` and metrics.
-    public enum Kind: String, Sendable, Equatable {
-        /// The host name did not resolve.
-        case hostNotFound
-        /// No address of the host accepted the connection.
-        case connectionRefused
-        /// The operation did not finish within its timeout.
-        case timedOut
-        /// The stream was closed locally before or during the operation.
-        case closed
-        /// The peer reset the connection or the socket failed.
-        case connectionReset
-        /// A system call failed; `code` holds the `errno`.
-        case system
-        /// Another task is already reading (or waiting to read) from this stream.
-        case concurrentRead
-        /// The TLS handshake failed for a reason other than certificate verification.
-        case tlsHandshakeFailed
-        /// The peer's certificate chain is not trusted (expired, unknown issuer, self-signed…).
-        case certificateUntrusted
-        /// The peer's certificate is valid but not for the host name we connected to.
-        case hostnameMismatch
-        /// A TLS record could not be processed after the handshake.
-        case tlsFailure
-        /// The host name to verify is empty or not a usable DNS name or IP literal, so no certificate
-        /// could be checked against it.
-        case invalidHostName
+/// Errors carry the operation and the host they concern, never payload bytes. It is a `TidingsError` (TidingsCore):
+/// catch by kind, for example `catch TransportError.timedOut`, or compare, `error == .certificateUntrusted`.
+public struct TransportError: TidingsError {
+    /// The kinds of failure; not public, so a new kind breaks no caller's `switch`.
+    package enum Code: String, Sendable {
+        case hostNotFound, connectionRefused, timedOut, closed, connectionReset, system, concurrentRead
+        case tlsHandshakeFailed, certificateUntrusted, hostnameMismatch, tlsFailure, invalidHostName
     }
 
-    /// What went wrong.
-    public let kind: Kind
+    /// What went wrong (inside the package; callers compare with the static members).
+    package let code: Code
     /// The operation that failed (`connect`, `read`, `write`, `bind`, `accept`, `handshake`).
     public let operation: String
     /// The host or address involved, when there is one.
     public let host: String?
     /// The `errno` of a failing system call, when there is one.
-    public let code: Int32?
+    public let errno: Int32?
     /// A human-readable detail from the system or OpenSSL (never payload or secrets).
     public let detail: String?
 
-    /// Creates an error; library code uses the static helpers instead.
-    public init(kind: Kind, operation: String, host: String? = nil, code: Int32? = nil, detail: String? = nil) {
-        self.kind = kind
+    /// Creates an error of the kind `kind` with its context.
+    package init(kind: Code, operation: String, host: String? = nil, code: Int32? = nil, detail: String? = nil) {
+        self.code = kind
         self.operation = operation
         self.host = host
-        self.code = code
+        self.errno = code
         self.detail = detail
     }
 
+    /// The kind of failure (compare with the static members, e.g. `error == .timedOut`).
+    public var kind: TidingsErrorKind { TidingsErrorKind(code) }
+
+    /// The host name did not resolve.
+    public static let hostNotFound = TransportError(kind: .hostNotFound, operation: "")
+    /// No address of the host accepted the connection.
+    public static let connectionRefused = TransportError(kind: .connectionRefused, operation: "")
+    /// The operation did not finish within its timeout.
+    public static let timedOut = TransportError(kind: .timedOut, operation: "")
+    /// The stream was closed locally before or during the operation.
+    public static let closed = TransportError(kind: .closed, operation: "")
+    /// The peer reset the connection or the socket failed.
+    public static let connectionReset = TransportError(kind: .connectionReset, operation: "")
+    /// A system call failed; ``errno`` holds its `errno`.
+    public static let system = TransportError(kind: .system, operation: "")
+    /// Another task is already reading (or waiting to read) from this stream.
+    public static let concurrentRead = TransportError(kind: .concurrentRead, operation: "")
+    /// The TLS handshake failed for a reason other than certificate verification.
+    public static let tlsHandshakeFailed = TransportError(kind: .tlsHandshakeFailed, operation: "")
+    /// The peer's certificate chain is not trusted (expired, unknown issuer, self-signed…).
+    public static let certificateUntrusted = TransportError(kind: .certificateUntrusted, operation: "")
+    /// The peer's certificate is valid but not for the host name we connected to.
+    public static let hostnameMismatch = TransportError(kind: .hostnameMismatch, operation: "")
+    /// A TLS record could not be processed after the handshake.
+    public static let tlsFailure = TransportError(kind: .tlsFailure, operation: "")
+    /// The host name to verify is empty or not a usable DNS name or IP literal, so no certificate
+    /// could be checked against it.
+    public static let invalidHostName = TransportError(kind: .invalidHostName, operation: "")
+
+    /// The kind, operation, host, `errno` and detail; never payload bytes.
     public var description: String {
-        var text = "TransportError.\(kind.rawValue) during \(operation)"
+        var text = "\(shortDescription) during \(operation)"
         if let host { text += " (\(host))" }
-        if let code { text += " errno \(code)" }
+        if let errno { text += " errno \(errno)" }
         if let detail { text += ": \(detail)" }
         return text
     }
-
-    /// Matches an error of the same kind, so callers can `catch TransportError.timedOut`-style patterns.
-    public static func ~= (pattern: Kind, error: TransportError) -> Bool { error.kind == pattern }
 }

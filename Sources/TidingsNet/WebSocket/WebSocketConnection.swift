@@ -104,8 +104,8 @@ final class WebSocketConnection: Sendable {
                 }
             }
         } catch let error as WebSocketError {
-            logger.warning("closing after \(error.kind.rawValue): \(error.detail)")
-            if error.kind != .connectionLost {
+            logger.warning("closing after \(error.kind.name): \(error.detail)")
+            if error != .connectionLost {
                 // Tell the peer why, best effort; it may be gone already.
                 if beginClose() { try? await write(.close(code: error.closeCode), waitUntilWritten: true) }
             }

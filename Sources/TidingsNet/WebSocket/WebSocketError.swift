@@ -1,33 +1,20 @@
+import TidingsCore
+
 /// A `WebSocketError` describes why a WebSocket connection failed or a frame was refused, with the
 /// close code the endpoint sends (or reports) because of it.
 ///
-/// `description` never contains payload bytes or header values (which may hold tokens).
-public struct WebSocketError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The kind of failure, stable for `switch` and metrics.
-    public enum Kind: String, Sendable, Equatable {
-        /// The URL is not a usable `ws://` or `wss://` URL.
-        case invalidURL
-        /// The opening handshake failed (status not 101, bad `Sec-WebSocket-Accept`, …).
-        case handshakeFailed
-        /// A frame broke RFC 6455: reserved bits, unknown opcode, masking, control-frame rules,
-        /// bad fragmentation, a bad close frame. Close code 1002.
-        case protocolViolation
-        /// A text message (or close reason) was not valid UTF-8. Close code 1007.
-        case invalidUTF8
-        /// A frame or message exceeded the configured maximum size. Close code 1009.
-        case messageTooBig
-        /// The connection dropped without a close handshake, or the transport failed. Code 1006.
-        case connectionLost
-        /// Our pings went unanswered for longer than the pong timeout. Code 1006.
-        case pongTimeout
-        /// The connect (TCP, TLS and handshake) did not finish within its timeout.
-        case timedOut
-        /// The connection is closing or closed; nothing more can be sent.
-        case closed
+/// It is a `TidingsError` (TidingsCore): catch by kind (`catch WebSocketError.pongTimeout`) or compare
+/// (`error == .handshakeFailed`). `description` never contains payload bytes or header values (which may
+/// hold tokens).
+public struct WebSocketError: TidingsError {
+    /// The kinds of failure; not public, so a new kind breaks no caller's `switch`.
+    package enum Code: String, Sendable {
+        case invalidURL, handshakeFailed, protocolViolation, invalidUTF8, messageTooBig
+        case connectionLost, pongTimeout, timedOut, closed
     }
 
-    /// What went wrong.
-    public let kind: Kind
+    /// What went wrong (inside the package; callers compare with the static members).
+    package let code: Code
     /// The close code that goes with the failure (sent to the peer where a frame can still be sent).
     public let closeCode: WebSocketCloseCode
     /// A human-readable detail (never payload bytes or header values).
@@ -38,8 +25,8 @@ public struct WebSocketError: Error, Sendable, Equatable, CustomStringConvertibl
     public let underlying: TransportError?
 
     /// Creates an error with the close code RFC 6455 assigns to its kind.
-    public init(_ kind: Kind, detail: String, httpStatus: Int? = nil, underlying: TransportError? = nil) {
-        self.kind = kind
+    package init(_ kind: Code, detail: String, httpStatus: Int? = nil, underlying: TransportError? = nil) {
+        self.code = kind
         self.detail = detail
         self.httpStatus = httpStatus
         self.underlying = underlying
@@ -52,13 +39,34 @@ public struct WebSocketError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
+    /// The kind of failure (compare with the static members, e.g. `error == .pongTimeout`).
+    public var kind: TidingsErrorKind { TidingsErrorKind(code) }
+
+    /// The URL is not a usable `ws://` or `wss://` URL.
+    public static let invalidURL = WebSocketError(.invalidURL, detail: "")
+    /// The opening handshake failed (status not 101, bad `Sec-WebSocket-Accept`, …).
+    public static let handshakeFailed = WebSocketError(.handshakeFailed, detail: "")
+    /// A frame broke RFC 6455: reserved bits, unknown opcode, masking, control-frame rules,
+    /// bad fragmentation, a bad close frame. Close code 1002.
+    public static let protocolViolation = WebSocketError(.protocolViolation, detail: "")
+    /// A text message (or close reason) was not valid UTF-8. Close code 1007.
+    public static let invalidUTF8 = WebSocketError(.invalidUTF8, detail: "")
+    /// A frame or message exceeded the configured maximum size. Close code 1009.
+    public static let messageTooBig = WebSocketError(.messageTooBig, detail: "")
+    /// The connection dropped without a close handshake, or the transport failed. Code 1006.
+    public static let connectionLost = WebSocketError(.connectionLost, detail: "")
+    /// Our pings went unanswered for longer than the pong timeout. Code 1006.
+    public static let pongTimeout = WebSocketError(.pongTimeout, detail: "")
+    /// The connect (TCP, TLS and handshake) did not finish within its timeout.
+    public static let timedOut = WebSocketError(.timedOut, detail: "")
+    /// The connection is closing or closed; nothing more can be sent.
+    public static let closed = WebSocketError(.closed, detail: "")
+
+    /// The kind, close code, detail, HTTP status and transport error; never payloads or header values.
     public var description: String {
-        var text = "WebSocketError.\(kind.rawValue) (close code \(closeCode.rawValue)): \(detail)"
+        var text = "\(shortDescription) (close code \(closeCode.rawValue)): \(detail)"
         if let httpStatus { text += " [HTTP \(httpStatus)]" }
         if let underlying { text += " [\(underlying)]" }
         return text
     }
-
-    /// Matches an error of the given kind, for `catch` patterns and `switch`.
-    public static func ~= (pattern: Kind, error: WebSocketError) -> Bool { error.kind == pattern }
 }

@@ -84,7 +84,7 @@ public actor KecalekSandboxServer {
         var tombstones: [(messageID: String, deletedAt: KecalekTimestamp)] = []
     }
 
-    final class Session: @unchecked Sendable {
+    final class Session {
         let id: Int
         let userID: String
         let continuation: AsyncThrowingStream<Data, any Error>.Continuation
@@ -301,27 +301,30 @@ public actor KecalekSandboxServer {
 }
 
 /// Conversation keys shared by the server actor and its nonisolated cipher.
-final class KeyStore: @unchecked Sendable {
-    private let lock = NSLock()
-    private var keys: [String: TidingsCrypto.SymmetricKey] = [:]
+final class KeyStore: Sendable {
+    private struct State {
+        var keys: [String: TidingsCrypto.SymmetricKey] = [:]
+        var tokens: [String: String] = [:]
+    }
+    private let state = LockedState(State())
 
-    func key(for conversationID: String) -> TidingsCrypto.SymmetricKey? { lock.withLock { keys[conversationID] } }
+    func key(for conversationID: String) -> TidingsCrypto.SymmetricKey? {
+        state.withLock { locked in locked.keys[conversationID] }
+    }
     func set(_ key: TidingsCrypto.SymmetricKey, for conversationID: String) {
-        lock.withLock { keys[conversationID] = key }
+        state.withLock { locked in locked.keys[conversationID] = key }
     }
 
-    private var tokens: [String: String] = [:]
-
     func token(for userID: String) -> String {
-        lock.withLock {
-            if let existing = tokens.first(where: { $0.value == userID }) { return existing.key }
+        state.withLock { locked in
+            if let existing = locked.tokens.first(where: { $0.value == userID }) { return existing.key }
             let token = TidingsCrypto.SecureRandom.bytes(16).map { String(format: "%02x", $0) }.joined()
-            tokens[token] = userID
+            locked.tokens[token] = userID
             return token
         }
     }
 
-    func user(forToken token: String) -> String? { lock.withLock { tokens[token] } }
+    func user(forToken token: String) -> String? { state.withLock { locked in locked.tokens[token] } }
 }
 
 /// Connections to a ``KecalekSandboxServer`` inside the process.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TidingsCore
 import TidingsNet
 
@@ -38,7 +37,7 @@ public final class SandboxEngineIOServer: Sendable {
 
     private let configuration: Configuration
     private let onSession: SessionHandler
-    private let sessions = Mutex<[String: SandboxEngineIOSession]>([:])
+    private let sessions = LockedState<[String: SandboxEngineIOSession]>([:])
 
     /// A server handing each new session to `onSession`.
     public init(configuration: Configuration = Configuration(), onSession: @escaping SessionHandler) {

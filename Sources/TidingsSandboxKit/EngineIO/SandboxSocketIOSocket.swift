@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TidingsCore
 import TidingsNet
 
 /// One client connected to one Socket.IO namespace of a sandbox server.
@@ -14,7 +14,7 @@ public final class SandboxSocketIOSocket: Sendable {
     /// The auth payload of the client's connect packet.
     public let auth: JSONValue?
     let session: SandboxEngineIOSession
-    private let acks = Mutex<(next: Int, waiting: [Int: CheckedContinuation<[JSONValue]?, Never>])>((0, [:]))
+    private let acks = LockedState<(next: Int, waiting: [Int: CheckedContinuation<[JSONValue]?, Never>])>((0, [:]))
 
     init(id: String, namespace: String, auth: JSONValue?, session: SandboxEngineIOSession) {
         self.id = id

@@ -1,15 +1,15 @@
 import Foundation
-import Synchronization
+import TidingsCore
 
 /// The live fault switches of one running sandbox: tests flip them while servers read them.
 ///
 /// Guarantees: every read-and-spend (``take(method:path:)``) is atomic, so a rule with `times: 1` fires
 /// for exactly one request even when requests race.
 public final class SandboxFaultSwitch: Sendable {
-    private let state: Mutex<SandboxFaults>
+    private let state: LockedState<SandboxFaults>
 
     /// Switches starting as `faults`.
-    public init(_ faults: SandboxFaults = SandboxFaults()) { state = Mutex(faults) }
+    public init(_ faults: SandboxFaults = SandboxFaults()) { state = LockedState(faults) }
 
     /// The current rules.
     public var faults: SandboxFaults { state.withLock { $0 } }

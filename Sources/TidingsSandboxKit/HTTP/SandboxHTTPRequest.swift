@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 import TidingsNet
 
 /// One HTTP/1.1 request as a sandbox handler sees it, whether it came in process or over a socket.
@@ -91,33 +92,44 @@ public struct SandboxHTTPRequest: Sendable {
 }
 
 /// A bad request the sandbox refuses with a status, never a trap.
-public struct SandboxHTTPError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What was wrong.
-    public enum Kind: Sendable, Equatable {
-        /// The request line or a header field is malformed (400).
-        case badRequest
-        /// The head or body exceeds the server's limits (413 / 431).
-        case tooLarge
-        /// The body does not decode as the handler expects (400).
-        case badBody
-        /// The body has no `Content-Length` (a chunked request body, which the sandbox does not take: 411).
-        case lengthRequired
+///
+/// It is a `TidingsError` (TidingsCore): compare by kind (`error == .badBody`) or catch by kind
+/// (`catch SandboxHTTPError.tooLarge`); ``status`` is the status a server answers.
+public struct SandboxHTTPError: TidingsError {
+    /// The kinds of bad request; not public, so a new kind breaks no caller's `switch`.
+    package enum Code: String, Sendable {
+        case badRequest, tooLarge, badBody, lengthRequired
     }
 
-    /// What was wrong.
-    public var kind: Kind
+    /// What was wrong (inside the package; callers compare with the static members).
+    package let code: Code
     /// Why, for logs and the response body; never holds request data.
-    public var detail: String
+    public let detail: String
 
-    /// An error of `kind`.
-    public init(_ kind: Kind, detail: String) {
-        self.kind = kind
+    /// An error of the kind `kind`.
+    package init(_ kind: Code, detail: String) {
+        self.code = kind
         self.detail = detail
     }
 
+    /// The kind of failure (compare with the static members, e.g. `error == .badBody`).
+    public var kind: TidingsErrorKind { TidingsErrorKind(code) }
+
+    /// The request line or a header field is malformed (400).
+    public static let badRequest = SandboxHTTPError(.badRequest, detail: "")
+    /// The head or body exceeds the server's limits (413 / 431).
+    public static let tooLarge = SandboxHTTPError(.tooLarge, detail: "")
+    /// The body does not decode as the handler expects (400).
+    public static let badBody = SandboxHTTPError(.badBody, detail: "")
+    /// The body has no `Content-Length` (a chunked request body, which the sandbox does not take: 411).
+    public static let lengthRequired = SandboxHTTPError(.lengthRequired, detail: "")
+
+    /// A `badBody` error saying why, for a handler that refuses a body it cannot use.
+    public static func badBody(_ detail: String) -> SandboxHTTPError { SandboxHTTPError(.badBody, detail: detail) }
+
     /// The status a server answers for it.
     public var status: Int {
-        switch kind {
+        switch code {
         case .badRequest, .badBody: 400
         case .tooLarge: 413
         case .lengthRequired: 411
@@ -125,5 +137,5 @@ public struct SandboxHTTPError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// `badBody: …`.
-    public var description: String { "\(kind): \(detail)" }
+    public var description: String { "\(code.rawValue): \(detail)" }
 }

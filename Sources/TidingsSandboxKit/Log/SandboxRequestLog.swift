@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TidingsCore
 
 /// What a sandbox served, request by request, with byte counts: what tests assert on and the demo prints.
 ///
@@ -29,7 +29,7 @@ public final class SandboxRequestLog: Sendable {
         }
     }
 
-    private let state = Mutex<[Entry]>([])
+    private let state = LockedState<[Entry]>([])
     private let observer: (@Sendable (Entry) -> Void)?
 
     /// An empty log; `observer`, when given, sees each entry as it is recorded (the CLI prints them).

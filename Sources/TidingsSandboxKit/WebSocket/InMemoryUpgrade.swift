@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TidingsCore
 import TidingsNet
 
 /// The in-process twin of a WebSocket upgrade on a socket: the same fault switches, authorization, log
@@ -51,7 +51,7 @@ enum InMemoryUpgrade {
 
 /// The in-process handler tasks of a server, cancelled together when it stops.
 final class TaskBag: Sendable {
-    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let tasks = LockedState<[Task<Void, Never>]>([])
 
     func add(_ task: Task<Void, Never>) { tasks.withLock { $0.append(task) } }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TidingsCore
 import TidingsNet
 
 /// One accepted server-side WebSocket connection: over a real socket (RFC 6455 frames, server role) or
@@ -32,7 +32,7 @@ public final class LoopbackWebSocketConnection: Sendable {
     /// The in-memory client's side: what the server sends goes to its stream.
     final class InMemoryPeer: Sendable {
         let toClient: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation
-        let state = Mutex<(closed: Bool, code: WebSocketCloseCode?)>((false, nil))
+        let state = LockedState<(closed: Bool, code: WebSocketCloseCode?)>((false, nil))
         init(_ toClient: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation) { self.toClient = toClient }
     }
 

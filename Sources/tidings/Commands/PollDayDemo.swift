@@ -2,14 +2,13 @@ import Foundation
 import TidingsCore
 
 /// A deterministic source of numbers in `0..<1`, so that the demo prints the same day every run.
-private final class SeededUnitRandom: @unchecked Sendable {
-    private let lock = NSLock()
-    private var state: UInt64
+private final class SeededUnitRandom: Sendable {
+    private let state: LockedState<UInt64>
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { state = LockedState(seed) }
 
     func next() -> Double {
-        lock.withLock {
+        state.withLock { state in
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Double(state >> 11) / Double(1 << 53)
         }
@@ -84,22 +83,24 @@ private func clockTime(_ second: Int) -> String {
 }
 
 /// The poller's record of the day.
-private final class PollLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var perHour = [Int](repeating: 0, count: 24)
-    private var failureCount = 0
-    private var lines: [String] = []
+private final class PollLog: Sendable {
+    private struct State {
+        var perHour = [Int](repeating: 0, count: 24)
+        var failureCount = 0
+        var lines: [String] = []
+    }
+    private let state = LockedState(State())
 
     func record(second: Int, failed: Bool, note: String?) {
-        lock.withLock {
-            perHour[min(second / 3600, 23)] += 1
-            if failed { failureCount += 1 }
-            if let note { lines.append("\(clockTime(second))  \(note)") }
+        state.withLock { locked in
+            locked.perHour[min(second / 3600, 23)] += 1
+            if failed { locked.failureCount += 1 }
+            if let note { locked.lines.append("\(clockTime(second))  \(note)") }
         }
     }
 
-    var total: Int { lock.withLock { perHour.reduce(0, +) } }
-    var failures: Int { lock.withLock { failureCount } }
-    var notes: [String] { lock.withLock { lines } }
-    func requestsPerHour() -> [Int] { lock.withLock { perHour } }
+    var total: Int { state.withLock { locked in locked.perHour.reduce(0, +) } }
+    var failures: Int { state.withLock { locked in locked.failureCount } }
+    var notes: [String] { state.withLock { locked in locked.lines } }
+    func requestsPerHour() -> [Int] { state.withLock { locked in locked.perHour } }
 }

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import TidingsCore
 import TidingsSandbox
 import TidingsSandboxKit
@@ -71,7 +70,7 @@ final class TerminationSignal {
         var waiter: CheckedContinuation<Int32, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
     private let sources: [any DispatchSourceSignal]
 
     /// Turns off the default action of SIGINT and SIGTERM and starts listening for them.

@@ -144,16 +144,18 @@ private func secondResolutionRows() async throws {
 }
 
 /// A transport whose network can be switched off: while it is down, connecting fails at once.
-private final class OutageSwitch: KecalekTransport, @unchecked Sendable {
+private final class OutageSwitch: KecalekTransport, Sendable {
     private let base: any KecalekTransport
-    private let lock = NSLock()
-    private var down = false
+    private struct State {
+        var down = false
+    }
+    private let state = LockedState(State())
 
     init(_ base: any KecalekTransport) { self.base = base }
 
     var isDown: Bool {
-        get { lock.withLock { down } }
-        set { lock.withLock { down = newValue } }
+        get { state.withLock { locked in locked.down } }
+        set { state.withLock { locked in locked.down = newValue } }
     }
 
     func connect() async throws -> KecalekChannel {

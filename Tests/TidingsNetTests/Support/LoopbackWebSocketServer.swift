@@ -29,6 +29,7 @@ final class LoopbackWebSocketServer: Sendable {
 }
 
 /// The server end of one accepted test connection.
+// @unchecked: not shared state — one test task drives a `ServerSide` from start to end, one call at a time.
 final class ServerSide: @unchecked Sendable {
     let connection: TCPConnection
     private(set) var requestHead = ""

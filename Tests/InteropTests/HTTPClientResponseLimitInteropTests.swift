@@ -28,6 +28,40 @@ import TidingsNet
         #expect(received < Self.limit + 32 << 20, "received \(received) bytes")
     }
 
+    @Test func aDeclaredLengthPastTheLimitIsRefusedBeforeTheBody() async throws {
+        let peer = try await PythonPeer.start("http_peer.py")
+        defer { peer.stop() }
+        // The peer sends `Content-Length: limit + 1` and then holds the body back until the client leaves: a
+        // client that waited for body bytes to pass the limit would wait until its timeout.
+        let client = HTTPClient(configuration: .init(timeout: .seconds(30), maximumResponseSize: Self.limit))
+        let url = URL(string: "http://127.0.0.1:\(peer.port)/declared-then-hold?length=\(Self.limit + 1)")!
+        let error = await #expect(throws: HTTPError.self) { _ = try await client.send(HTTPRequest(url: url)) }
+        #expect(error?.kind == .transport)
+        #expect(error?.underlyingDescription?.contains("exceeds") == true)
+        #expect(client.bodyBytesReceived == 0)
+    }
+
+    @Test func aDeclaredLengthAtTheLimitIsDelivered() async throws {
+        let peer = try await PythonPeer.start("http_peer.py")
+        defer { peer.stop() }
+        let client = HTTPClient(configuration: .init(maximumResponseSize: Self.limit))
+        let url = URL(string: "http://127.0.0.1:\(peer.port)/large?bytes=\(Self.limit)&declare=1")!
+        let response = try await client.send(HTTPRequest(url: url))
+        #expect(response.headers["Content-Length"] == "\(Self.limit)")
+        #expect(response.body.count == Self.limit)
+    }
+
+    @Test func aHEADResponseIsNotJudgedByItsContentLength() async throws {
+        let peer = try await PythonPeer.start("http_peer.py")
+        defer { peer.stop() }
+        // A HEAD answer declares the length of the body a GET would get, and carries none.
+        let client = HTTPClient(configuration: .init(maximumResponseSize: Self.limit))
+        let url = URL(string: "http://127.0.0.1:\(peer.port)/large?bytes=\(2 * Self.limit)&declare=1")!
+        let response = try await client.send(HTTPRequest(method: .head, url: url))
+        #expect(response.headers["Content-Length"] == "\(2 * Self.limit)")
+        #expect(response.body.isEmpty)
+    }
+
     @Test func aBodyAtTheLimitIsDelivered() async throws {
         let peer = try await PythonPeer.start("http_peer.py")
         defer { peer.stop() }

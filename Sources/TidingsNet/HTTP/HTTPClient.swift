@@ -44,8 +44,9 @@ public final class HTTPClient: Sendable {
         /// The largest response body accepted, in bytes; a larger one fails with
         /// ``HTTPError/Kind/transport``.
         ///
-        /// The limit is checked as the body arrives: the transfer is cancelled as soon as it is
-        /// passed, so the download's memory stays near the limit too, however large the body.
+        /// A `Content-Length` past the limit fails as soon as the header arrives, before the body is
+        /// read; a body of unknown length is checked as it arrives: the transfer is cancelled as soon
+        /// as it is passed, so the download's memory stays near the limit too, however large the body.
         public var maximumResponseSize: Int
 
         /// The defaults: 30 s timeout, `Tidings` user agent, no budget, the continuous clock.

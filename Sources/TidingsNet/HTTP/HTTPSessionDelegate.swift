@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// The delegate of an ``HTTPClient``'s session: it receives every body chunk, enforcing the size
-/// limit while the body arrives, and keeps redirects safe.
+/// limit from the declared `Content-Length` and while the body arrives, and keeps redirects safe.
 ///
 /// It is the session's delegate, not each task's, because swift-corelibs-foundation never calls a
 /// per-task delegate.
@@ -39,6 +39,43 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func start(_ task: URLSessionDataTask, limit: Int, finish: @escaping @Sendable (Outcome) -> Void) {
         receptions.withLock { $0[task.taskIdentifier] = Reception(limit: limit, finish: finish) }
         task.resume()
+    }
+
+    /// Refuses a body whose declared length is past the limit as soon as its header arrives, before any of it is
+    /// counted; a body of unknown length is judged as it arrives.
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let declared = Self.declaredBodyLength(of: response, method: dataTask.originalRequest?.httpMethod)
+        let refused = receptions.withLock { receptions -> Bool in
+            guard let declared, var reception = receptions[dataTask.taskIdentifier], !reception.tooLarge,
+                declared > reception.limit
+            else { return false }
+            reception.tooLarge = true
+            receptions[dataTask.taskIdentifier] = reception
+            return true
+        }
+        // swift-corelibs-foundation ignores the disposition (and never pauses the transfer for it): only
+        // `cancel()` stops the task there.
+        completionHandler(refused ? .cancel : .allow)
+        if refused { dataTask.cancel() }
+    }
+
+    /// The body length `response` announces in `Content-Length`, when that is the length of the body the
+    /// delegate will receive: not for a compressed body (it arrives decoded, of another length) nor for a
+    /// response that has no body whatever its header says (HEAD, 1xx, 204, 304).
+    static func declaredBodyLength(of response: URLResponse, method: String?) -> Int? {
+        guard response.expectedContentLength >= 0, method?.uppercased() != "HEAD",
+            let http = response as? HTTPURLResponse
+        else { return nil }
+        if !(200...599).contains(http.statusCode) || http.statusCode == 204 || http.statusCode == 304 { return nil }
+        if let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces),
+            !encoding.isEmpty, encoding.lowercased() != "identity"
+        {
+            return nil
+        }
+        return Int(exactly: response.expectedContentLength)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

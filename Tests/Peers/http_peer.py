@@ -27,7 +27,10 @@ Routes:
   GET  /large[?bytes=N][&chunk=C][&pace_ms=P][&declare=1]
                                                  N bytes of body (endless without N) in chunks of C bytes (64 KiB),
                                                  waiting P ms after each chunk; chunked, or with Content-Length: N
-                                                 when declare=1
+                                                 when declare=1; with tag=T, /large-sent?tag=T reports its bytes
+  GET  /large-sent?tag=T                         {"sent": body bytes the tagged /large wrote, "ended": bool}, once
+                                                 that response has ended (the client left or the body was done;
+                                                 at most 30 s)
   GET  /declared-then-hold?length=N              headers with Content-Length: N, then no body: holds the response
                                                  open until the client leaves (only a client that judges the
                                                  header alone answers before its timeout)
@@ -163,11 +166,20 @@ async def page(request):
     )
 
 
+# Per `tag`: the body bytes /large has written so far, and an event set once its response has ended.
+LARGE_SENT = {}
+LARGE_ENDED = {}
+
+
 async def large(request):
     # Streamed chunk by chunk, so a client that stops reading early stops the server too (TCP back-pressure).
     remaining = int(request.query["bytes"]) if "bytes" in request.query else None
     chunk = b"x" * int(request.query.get("chunk", "65536"))
     pace = float(request.query.get("pace_ms", "0")) / 1000
+    tag = request.query.get("tag")
+    if tag is not None:
+        LARGE_SENT[tag] = 0
+        LARGE_ENDED.setdefault(tag, asyncio.Event())
     response = web.StreamResponse()
     response.content_type = "application/octet-stream"
     if remaining is not None and request.query.get("declare") == "1":
@@ -177,6 +189,8 @@ async def large(request):
         while remaining is None or remaining > 0:
             piece = chunk if remaining is None or remaining >= len(chunk) else chunk[:remaining]
             await response.write(piece)
+            if tag is not None:
+                LARGE_SENT[tag] += len(piece)
             if remaining is not None:
                 remaining -= len(piece)
             if pace:
@@ -184,7 +198,21 @@ async def large(request):
         await response.write_eof()
     except (ConnectionResetError, ConnectionError):
         pass
+    finally:
+        if tag is not None:
+            LARGE_ENDED[tag].set()
     return response
+
+
+async def large_sent(request):
+    # Waits (at most 30 s) for the tagged /large response to end, so the count is final.
+    tag = request.query["tag"]
+    ended = LARGE_ENDED.setdefault(tag, asyncio.Event())
+    try:
+        await asyncio.wait_for(ended.wait(), 30)
+    except asyncio.TimeoutError:
+        pass
+    return web.json_response({"sent": LARGE_SENT.get(tag, 0), "ended": ended.is_set()})
 
 
 async def declared_then_hold(request):
@@ -230,6 +258,7 @@ async def main():
             web.get("/page", page),
             web.get("/large", large),
             web.get("/declared-then-hold", declared_then_hold),
+            web.get("/large-sent", large_sent),
         ]
     )
     runner = web.AppRunner(app)

@@ -45,8 +45,10 @@ public final class HTTPClient: Sendable {
         /// ``HTTPError/Kind/transport``.
         ///
         /// A `Content-Length` past the limit fails as soon as the header arrives, before the body is
-        /// read; a body of unknown length is checked as it arrives: the transfer is cancelled as soon
-        /// as it is passed, so the download's memory stays near the limit too, however large the body.
+        /// read; a body of unknown length is checked as it arrives: the caller is answered and the
+        /// transfer cancelled as soon as it is passed, so the download's memory stays near the limit
+        /// too, however large the body. (On Linux, URLSession may go on reading from the socket for a
+        /// while before the cancellation takes effect; what it reads is dropped.)
         public var maximumResponseSize: Int
 
         /// The defaults: 30 s timeout, `Tidings` user agent, no budget, the continuous clock.

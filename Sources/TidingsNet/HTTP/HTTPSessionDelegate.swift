@@ -20,7 +20,6 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Reception {
         var body = Data()
         var limit: Int
-        var tooLarge = false
         var finish: @Sendable (Outcome) -> Void
     }
 
@@ -35,7 +34,7 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     var bytesReceived: Int { received.withLock { $0 } }
 
     /// Starts `task`, collecting at most `limit` body bytes; `finish` is called once, on the session's
-    /// delegate queue.
+    /// delegate queue: at the task's end, or as soon as the body is known to be past `limit`.
     func start(_ task: URLSessionDataTask, limit: Int, finish: @escaping @Sendable (Outcome) -> Void) {
         receptions.withLock { $0[task.taskIdentifier] = Reception(limit: limit, finish: finish) }
         task.resume()
@@ -48,18 +47,16 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         let declared = Self.declaredBodyLength(of: response, method: dataTask.originalRequest?.httpMethod)
-        let refused = receptions.withLock { receptions -> Bool in
-            guard let declared, var reception = receptions[dataTask.taskIdentifier], !reception.tooLarge,
-                declared > reception.limit
-            else { return false }
-            reception.tooLarge = true
-            receptions[dataTask.taskIdentifier] = reception
-            return true
+        let refused = receptions.withLock { receptions -> Reception? in
+            guard let declared, let limit = receptions[dataTask.taskIdentifier]?.limit, declared > limit else {
+                return nil
+            }
+            return receptions.removeValue(forKey: dataTask.taskIdentifier)
         }
         // swift-corelibs-foundation ignores the disposition (and never pauses the transfer for it): only
         // `cancel()` stops the task there.
-        completionHandler(refused ? .cancel : .allow)
-        if refused { dataTask.cancel() }
+        completionHandler(refused == nil ? .allow : .cancel)
+        if let refused { refuse(dataTask, refused) }
     }
 
     /// The body length `response` announces in `Content-Length`, when that is the length of the body the
@@ -80,28 +77,33 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         received.withLock { $0 += data.count }
-        let overLimit = receptions.withLock { receptions -> Bool in
-            guard var reception = receptions[dataTask.taskIdentifier], !reception.tooLarge else { return false }
+        let overLimit = receptions.withLock { receptions -> Reception? in
+            guard var reception = receptions[dataTask.taskIdentifier] else { return nil }
             // Subtraction, not addition: `count + data.count` could not trap here, but the limit may be `Int.max`.
             if data.count > reception.limit - reception.body.count {
-                reception.tooLarge = true
-                reception.body = Data()
-                receptions[dataTask.taskIdentifier] = reception
-                return true
+                return receptions.removeValue(forKey: dataTask.taskIdentifier)
             }
             reception.body.append(data)
             receptions[dataTask.taskIdentifier] = reception
-            return false
+            return nil
         }
-        // Stop the transfer now: the rest of the body is never read from the socket.
-        if overLimit { dataTask.cancel() }
+        if let overLimit { refuse(dataTask, overLimit) }
+    }
+
+    /// Answers the caller at once and cancels the transfer; what still arrives for `task` is counted and dropped.
+    ///
+    /// The caller does not wait for the task's end: on swift-corelibs-foundation the cancellation reaches the
+    /// session's work queue only after the socket reads queued before it, and on loopback libcurl was measured
+    /// reading tens of MiB (once 10 GiB) of an endless body after the limit before the task ended.
+    private func refuse(_ task: URLSessionDataTask, _ reception: Reception) {
+        reception.finish(.tooLarge)
+        task.cancel()
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        // A refused task's reception is gone: its caller has had its answer.
         guard let reception = receptions.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        if reception.tooLarge {
-            reception.finish(.tooLarge)
-        } else if let error {
+        if let error {
             reception.finish(.failed(error))
         } else {
             reception.finish(.finished(reception.body, task.response))

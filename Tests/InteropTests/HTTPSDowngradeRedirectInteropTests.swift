@@ -17,11 +17,10 @@ import TidingsNet
 /// switch, the `URLSessionCertificateAuthorityInfoFile` environment variable, is compiled for Android alone,
 /// and Debian's libcurl 7.88 reads its CA bundle from a fixed path (`/etc/ssl/certs/ca-certificates.crt`)
 /// with no environment override. So the scenario runs in a child copy of this test process inside a private
-/// mount namespace (`unshare --mount`), where that path shows the system bundle plus `Tests/Fixtures/tls/ca.pem`;
-/// the machine's trust store is never changed. That needs root (or CAP_SYS_ADMIN), as the test machines run.
+/// mount namespace (``PrivateMountNamespace``), where that path shows the system bundle plus
+/// `Tests/Fixtures/tls/ca.pem`; the machine's trust store is never changed.
 @Suite(.timeLimit(.minutes(2))) struct HTTPSDowngradeRedirectInteropTests {
-    /// Set in the child that runs inside the mount namespace.
-    static let insideVariable = "TIDINGS_TEST_CA_TRUSTED_BY_CURL"
+    static let testID = "HTTPSDowngradeRedirectInteropTests/theBearerTokenDoesNotFollowAnHTTPSToHTTPRedirect()"
     static let tlsFolder = PythonPeer.projectRoot.appendingPathComponent("Tests/Fixtures/tls")
     static let systemBundle = "/etc/ssl/certs/ca-certificates.crt"
 
@@ -35,10 +34,10 @@ import TidingsNet
     }
 
     @Test func theBearerTokenDoesNotFollowAnHTTPSToHTTPRedirect() async throws {
-        if ProcessInfo.processInfo.environment[Self.insideVariable] == "1" {
+        if PrivateMountNamespace.isInside(running: Self.testID) {
             try await downgradeScenario()
         } else {
-            try await runInsideMountNamespace(test: "theBearerTokenDoesNotFollowAnHTTPSToHTTPRedirect()")
+            try await runInsideMountNamespace(test: Self.testID)
         }
     }
 
@@ -77,34 +76,8 @@ import TidingsNet
         await #expect(throws: HTTPError.self) {
             _ = try await HTTPClient().send(HTTPRequest(url: URL(string: "https://127.0.0.1:\(secure.port)/headers")!))
         }
-
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-ca-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let bundle = folder.appendingPathComponent("ca-certificates.crt")
-        var contents = (try? Data(contentsOf: URL(fileURLWithPath: Self.systemBundle))) ?? Data()
-        contents.append(Data("\n".utf8))
-        contents.append(try Data(contentsOf: Self.tlsFolder.appendingPathComponent("ca.pem")))
-        try contents.write(to: bundle)
-
-        let binary = try #require(Bundle.main.executablePath ?? CommandLine.arguments.first)
-        let filter = "HTTPSDowngradeRedirectInteropTests/\(test)"
-        let script =
-            "mount --bind \"$1\" \"$3\" || exit 97; "
-            + "exec env \(Self.insideVariable)=1 \"$2\" --testing-library swift-testing --filter \"$4\""
-        let outcome = try await ChildProcess.run(
-            executable: "/usr/bin/unshare",
-            arguments: [
-                "--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh", bundle.path, binary,
-                Self.systemBundle, filter,
-            ],
-            timeout: .seconds(90))
-        let output =
-            String(decoding: outcome.standardOutput, as: UTF8.self)
-            + String(decoding: outcome.standardError, as: UTF8.self)
-        // Exit 97: the bind mount failed (no root or CAP_SYS_ADMIN, or no system CA bundle to cover).
-        #expect(outcome.termination == .exited(0), "the child in the mount namespace failed:\n\(output)")
-        // The child ran exactly this one test (a filter that matched nothing would also exit 0).
-        #expect(output.contains("Test run with 1 test"), "\(output)")
+        let testCA = try Data(contentsOf: Self.tlsFolder.appendingPathComponent("ca.pem"))
+        try await PrivateMountNamespace.run(
+            test: test, overlays: [.init(path: Self.systemBundle, appended: testCA)])
     }
 }

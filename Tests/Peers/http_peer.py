@@ -12,6 +12,9 @@ Routes:
   GET  /redirect-to-localhost                    302 to http://localhost:<port>/headers (another host name)
   GET  /redirect-to-port?port=P                   302 to http://127.0.0.1:P/headers (same host, another port)
   GET  /cookies/set-domain?name=N&domain=D        sets cookie N=1 with Domain=D
+  GET  /cookies/set-domains?domain=D[&domain=D2]  raw Set-Cookie fields `dom-D=<host>; Domain=D; Path=/`, one per D,
+                                                 plus a host-only `host-only=<host>; Path=/`; answers {"host": Host}
+  GET  /cookies/raw                               {"host": the Host header, "cookie": the Cookie header or null}
   GET  /headers-raw                               every request header, as a JSON list of [name, value]
   POST /multipart                                what aiohttp parsed: fields and files (name, size, sha256, type)
   POST /form                                     the parsed form fields as a JSON list of pairs
@@ -21,8 +24,16 @@ Routes:
   GET  /slow                                     answers after 60 s
   GET  /headers                                  Authorization, User-Agent and the query string, as JSON
   GET  /page                                     a Link header with next and prev
-  GET  /large[?bytes=N][&chunk=C][&pace_ms=P]   N bytes of body (endless without N) in chunks of C bytes (64 KiB),
-                                                 no Content-Length, waiting P ms after each chunk
+  GET  /large[?bytes=N][&chunk=C][&pace_ms=P][&declare=1]
+                                                 N bytes of body (endless without N) in chunks of C bytes (64 KiB),
+                                                 waiting P ms after each chunk; chunked, or with Content-Length: N
+                                                 when declare=1; with tag=T, /large-sent?tag=T reports its bytes
+  GET  /large-sent?tag=T                         {"sent": body bytes the tagged /large wrote, "ended": bool}, once
+                                                 that response has ended (the client left or the body was done;
+                                                 at most 30 s)
+  GET  /declared-then-hold?length=N              headers with Content-Length: N, then no body: holds the response
+                                                 open until the client leaves (only a client that judges the
+                                                 header alone answers before its timeout)
 """
 
 import argparse
@@ -75,6 +86,20 @@ async def set_cookie_domain(request):
     response = web.json_response({})
     response.set_cookie(request.query["name"], "1", domain=request.query["domain"], path="/")
     return response
+
+
+async def set_cookie_domains(request):
+    # Written as raw fields, not through aiohttp's cookie helper: the test decides exactly what is on the wire.
+    host = request.host.split(":")[0]
+    response = web.json_response({"host": request.host})
+    for domain in request.query.getall("domain", []):
+        response.headers.add("Set-Cookie", f"dom-{domain}={host}; Domain={domain}; Path=/")
+    response.headers.add("Set-Cookie", f"host-only={host}; Path=/")
+    return response
+
+
+async def raw_cookies(request):
+    return web.json_response({"host": request.host, "cookie": request.headers.get("Cookie")})
 
 
 async def headers_raw(request):
@@ -141,18 +166,31 @@ async def page(request):
     )
 
 
+# Per `tag`: the body bytes /large has written so far, and an event set once its response has ended.
+LARGE_SENT = {}
+LARGE_ENDED = {}
+
+
 async def large(request):
     # Streamed chunk by chunk, so a client that stops reading early stops the server too (TCP back-pressure).
     remaining = int(request.query["bytes"]) if "bytes" in request.query else None
     chunk = b"x" * int(request.query.get("chunk", "65536"))
     pace = float(request.query.get("pace_ms", "0")) / 1000
+    tag = request.query.get("tag")
+    if tag is not None:
+        LARGE_SENT[tag] = 0
+        LARGE_ENDED.setdefault(tag, asyncio.Event())
     response = web.StreamResponse()
     response.content_type = "application/octet-stream"
+    if remaining is not None and request.query.get("declare") == "1":
+        response.content_length = remaining
     await response.prepare(request)
     try:
         while remaining is None or remaining > 0:
             piece = chunk if remaining is None or remaining >= len(chunk) else chunk[:remaining]
             await response.write(piece)
+            if tag is not None:
+                LARGE_SENT[tag] += len(piece)
             if remaining is not None:
                 remaining -= len(piece)
             if pace:
@@ -160,6 +198,29 @@ async def large(request):
         await response.write_eof()
     except (ConnectionResetError, ConnectionError):
         pass
+    finally:
+        if tag is not None:
+            LARGE_ENDED[tag].set()
+    return response
+
+
+async def large_sent(request):
+    # Waits (at most 30 s) for the tagged /large response to end, so the count is final.
+    tag = request.query["tag"]
+    ended = LARGE_ENDED.setdefault(tag, asyncio.Event())
+    try:
+        await asyncio.wait_for(ended.wait(), 30)
+    except asyncio.TimeoutError:
+        pass
+    return web.json_response({"sent": LARGE_SENT.get(tag, 0), "ended": ended.is_set()})
+
+
+async def declared_then_hold(request):
+    response = web.StreamResponse()
+    response.content_type = "application/octet-stream"
+    response.content_length = int(request.query["length"])
+    await response.prepare(request)
+    await asyncio.sleep(3600)
     return response
 
 
@@ -184,6 +245,8 @@ async def main():
             web.get("/redirect-to-localhost", redirect_to_localhost),
             web.get("/redirect-to-port", redirect_to_port),
             web.get("/cookies/set-domain", set_cookie_domain),
+            web.get("/cookies/set-domains", set_cookie_domains),
+            web.get("/cookies/raw", raw_cookies),
             web.get("/headers-raw", headers_raw),
             web.post("/multipart", multipart),
             web.post("/form", form),
@@ -194,6 +257,8 @@ async def main():
             web.get("/headers", headers),
             web.get("/page", page),
             web.get("/large", large),
+            web.get("/declared-then-hold", declared_then_hold),
+            web.get("/large-sent", large_sent),
         ]
     )
     runner = web.AppRunner(app)

@@ -44,8 +44,11 @@ public final class HTTPClient: Sendable {
         /// The largest response body accepted, in bytes; a larger one fails with
         /// ``HTTPError/transport``.
         ///
-        /// The limit is checked as the body arrives: the transfer is cancelled as soon as it is
-        /// passed, so the download's memory stays near the limit too, however large the body.
+        /// A `Content-Length` past the limit fails as soon as the header arrives, before the body is
+        /// read; a body of unknown length is checked as it arrives: the caller is answered and the
+        /// transfer cancelled as soon as it is passed, so the download's memory stays near the limit
+        /// too, however large the body. (On Linux, URLSession may go on reading from the socket for a
+        /// while before the cancellation takes effect; what it reads is dropped.)
         public var maximumResponseSize: Int
 
         /// The defaults: 30 s timeout, `Tidings` user agent, no budget, the continuous clock.

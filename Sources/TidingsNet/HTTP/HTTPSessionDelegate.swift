@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// The delegate of an ``HTTPClient``'s session: it receives every body chunk, enforcing the size
-/// limit while the body arrives, and keeps redirects safe.
+/// limit from the declared `Content-Length` and while the body arrives, and keeps redirects safe.
 ///
 /// It is the session's delegate, not each task's, because swift-corelibs-foundation never calls a
 /// per-task delegate.
@@ -20,7 +20,6 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Reception {
         var body = Data()
         var limit: Int
-        var tooLarge = false
         var finish: @Sendable (Outcome) -> Void
     }
 
@@ -35,36 +34,76 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     var bytesReceived: Int { received.withLock { $0 } }
 
     /// Starts `task`, collecting at most `limit` body bytes; `finish` is called once, on the session's
-    /// delegate queue.
+    /// delegate queue: at the task's end, or as soon as the body is known to be past `limit`.
     func start(_ task: URLSessionDataTask, limit: Int, finish: @escaping @Sendable (Outcome) -> Void) {
         receptions.withLock { $0[task.taskIdentifier] = Reception(limit: limit, finish: finish) }
         task.resume()
     }
 
+    /// Refuses a body whose declared length is past the limit as soon as its header arrives, before any of it is
+    /// counted; a body of unknown length is judged as it arrives.
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let declared = Self.declaredBodyLength(of: response, method: dataTask.originalRequest?.httpMethod)
+        let refused = receptions.withLock { receptions -> Reception? in
+            guard let declared, let limit = receptions[dataTask.taskIdentifier]?.limit, declared > limit else {
+                return nil
+            }
+            return receptions.removeValue(forKey: dataTask.taskIdentifier)
+        }
+        // swift-corelibs-foundation ignores the disposition (and never pauses the transfer for it): only
+        // `cancel()` stops the task there.
+        completionHandler(refused == nil ? .allow : .cancel)
+        if let refused { refuse(dataTask, refused) }
+    }
+
+    /// The body length `response` announces in `Content-Length`, when that is the length of the body the
+    /// delegate will receive: not for a compressed body (it arrives decoded, of another length) nor for a
+    /// response that has no body whatever its header says (HEAD, 1xx, 204, 304).
+    static func declaredBodyLength(of response: URLResponse, method: String?) -> Int? {
+        guard response.expectedContentLength >= 0, method?.uppercased() != "HEAD",
+            let http = response as? HTTPURLResponse
+        else { return nil }
+        if !(200...599).contains(http.statusCode) || http.statusCode == 204 || http.statusCode == 304 { return nil }
+        if let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces),
+            !encoding.isEmpty, encoding.lowercased() != "identity"
+        {
+            return nil
+        }
+        return Int(exactly: response.expectedContentLength)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         received.withLock { $0 += data.count }
-        let overLimit = receptions.withLock { receptions -> Bool in
-            guard var reception = receptions[dataTask.taskIdentifier], !reception.tooLarge else { return false }
+        let overLimit = receptions.withLock { receptions -> Reception? in
+            guard var reception = receptions[dataTask.taskIdentifier] else { return nil }
             // Subtraction, not addition: `count + data.count` could not trap here, but the limit may be `Int.max`.
             if data.count > reception.limit - reception.body.count {
-                reception.tooLarge = true
-                reception.body = Data()
-                receptions[dataTask.taskIdentifier] = reception
-                return true
+                return receptions.removeValue(forKey: dataTask.taskIdentifier)
             }
             reception.body.append(data)
             receptions[dataTask.taskIdentifier] = reception
-            return false
+            return nil
         }
-        // Stop the transfer now: the rest of the body is never read from the socket.
-        if overLimit { dataTask.cancel() }
+        if let overLimit { refuse(dataTask, overLimit) }
+    }
+
+    /// Answers the caller at once and cancels the transfer; what still arrives for `task` is counted and dropped.
+    ///
+    /// The caller does not wait for the task's end: on swift-corelibs-foundation the cancellation reaches the
+    /// session's work queue only after the socket reads queued before it, and on loopback libcurl was measured
+    /// reading tens of MiB (once 10 GiB) of an endless body after the limit before the task ended.
+    private func refuse(_ task: URLSessionDataTask, _ reception: Reception) {
+        reception.finish(.tooLarge)
+        task.cancel()
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        // A refused task's reception is gone: its caller has had its answer.
         guard let reception = receptions.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        if reception.tooLarge {
-            reception.finish(.tooLarge)
-        } else if let error {
+        if let error {
             reception.finish(.failed(error))
         } else {
             reception.finish(.finished(reception.body, task.response))

@@ -125,6 +125,10 @@
 
 /// A stream whose readiness may come from an epoll reactor, so its reader can run on that reactor's
 /// thread (``ReactorExecutor``).
+///
+/// Plain TCP only: a TLS reader decrypts up to 64 KiB per read while holding its session's lock, and
+/// on the one reactor thread that delayed every other socket and, under load, the writer waiting for
+/// that lock (wss pipelined echoes measured slower and costlier with it than on the pool).
 protocol ReactorDrivenStream {
     #if os(Linux)
         /// The executor of the reactor that reports this stream's readiness, if one does.

@@ -494,13 +494,6 @@ import Foundation
         }
     }
 
-    extension TLSConnection: ReactorDrivenStream {
-        #if os(Linux)
-            /// Decrypting happens where the ciphertext is read: on the transport's reactor.
-            var reactorExecutor: ReactorExecutor? { (transport as? any ReactorDrivenStream)?.reactorExecutor }
-        #endif
-    }
-
     /// The pending OpenSSL errors of this thread, as text, oldest first.
     func openSSLErrors() -> String {
         var lines: [String] = []

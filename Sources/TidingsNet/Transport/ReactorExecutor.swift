@@ -44,6 +44,8 @@
             }
         }
 
+        /// Queues `job` for the reactor's thread, waking the reactor only when it sleeps; after the
+        /// reactor stopped, runs it on a global queue instead.
         func enqueue(_ job: consuming ExecutorJob) {
             let unowned = UnownedJob(job)
             enum Action { case none, wake, runElsewhere }

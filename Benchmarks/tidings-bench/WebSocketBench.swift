@@ -92,7 +92,7 @@ enum WebSocketBench {
         }
         var roundTrips: [Double] = []
         for index in 0..<max(echoes / scale, 1) {
-            let text = "echo " + String(repeating: "0", count: 27 - String(index).count) + String(index)
+            let text = paddedMessage("echo ", index)
             roundTrips.append(
                 try await measureSecondsAsync {
                     try await socket.send(text: text)
@@ -103,8 +103,7 @@ enum WebSocketBench {
         let pipelinedSeconds = try await measureSecondsAsync {
             let sender = Task {
                 for index in 0..<count {
-                    try await socket.send(
-                        text: "pipe " + String(repeating: "0", count: 27 - String(index).count) + String(index))
+                    try await socket.send(text: paddedMessage("pipe ", index))
                 }
             }
             for _ in 0..<count { _ = try await messages.next() }
@@ -126,6 +125,24 @@ enum WebSocketBench {
             connect_ms: percentile(connectTimes, 0.5), echo_p50_ms: percentile(roundTrips, 0.5),
             echo_p99_ms: percentile(roundTrips, 0.99), pipelined_per_s: Double(count) / pipelinedSeconds,
             big_ms: percentile(bigTimes, 0.5))
+    }
+
+    /// `prefix` followed by `index` in 27 zero-padded digits (32 bytes for a 5-byte prefix), built in
+    /// one allocation like the Python baseline's `f"pipe {index:027d}"`: the harness's own string
+    /// building must not weigh on the client's figures (concatenating padded pieces cost about as much
+    /// CPU as the client's whole send path).
+    static func paddedMessage(_ prefix: StaticString, _ index: Int) -> String {
+        let digits = 27
+        return String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + digits) { buffer in
+            var offset = 0
+            prefix.withUTF8Buffer { for byte in $0 { buffer[offset] = byte; offset += 1 } }
+            var value = index.magnitude
+            for position in stride(from: offset + digits - 1, through: offset, by: -1) {
+                buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+            return offset + digits
+        }
     }
 
     static func runPython(root: URL, url: URL, ca: String?) async throws -> Figures {

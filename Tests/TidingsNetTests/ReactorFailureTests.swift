@@ -31,7 +31,7 @@
         @Test func anEpollFailureFailsEveryPendingAndLaterRead() async throws {
             let release = DispatchSemaphore(value: 0)
             // The reactor's own thread blocks here (never a pool thread) until the test fails it.
-            let reactor = EpollReactor(wait: { _, _, _ in
+            let reactor = EpollReactor(wait: { _, _, _, _ in
                 release.wait()
                 return (-1, EBADF)
             })

@@ -111,6 +111,33 @@ import Testing
         #expect(long.payload.count <= 125)
         #expect(try long.closeStatus().reason == String(repeating: "é", count: 61))
     }
+
+    @Test func framesQueuedIntoOneBufferGrowItGeometrically() throws {
+        // A burst of small sends is encoded into one queue; growing it by one frame at a time would
+        // copy the whole queue for every frame.
+        var queue: [UInt8] = []
+        var reallocations = 0
+        var capacity = queue.capacity
+        let frame = WebSocketFrame(opcode: .text, payload: Array("pipe 000000000000000000000000001".utf8))
+        for _ in 0..<2_000 {
+            WebSocketFrameEncoder.encode(frame, maskingKey: (1, 2, 3, 4), into: &queue)
+            if queue.capacity != capacity {
+                reallocations += 1
+                capacity = queue.capacity
+            }
+        }
+        #expect(queue.count == 2_000 * (frame.payload.count + 6))
+        #expect(reallocations < 30)
+        // Every frame is still whole and in order.
+        var decoder = WebSocketFrameDecoder(role: .server)
+        decoder.append(queue)
+        var decoded = 0
+        while let next = try decoder.nextFrame() {
+            #expect(next.payload == frame.payload)
+            decoded += 1
+        }
+        #expect(decoded == 2_000)
+    }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct WebSocketMessageAssemblerTests {

@@ -69,6 +69,43 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
         return true
     }
 
+    /// Queues `elements` in order exactly as that many ``push(_:)`` calls would, but takes the lock
+    /// and wakes the consumer once per run of elements that fit instead of once per element: a reader
+    /// that decoded many messages from one socket read hands them over together.
+    ///
+    /// Between runs it waits while the queue is full, so the limits hold as they do for ``push(_:)``.
+    ///
+    /// - Returns: `false` when the queue ended before every element was queued (the rest are dropped).
+    @discardableResult
+    func push(contentsOf elements: [Element]) async -> Bool {
+        var index = elements.startIndex
+        while index < elements.endIndex {
+            var handoffs: [(CheckedContinuation<Element?, any Error>, Element)] = []
+            let accepted = state.withLock { state -> Bool in
+                guard !state.ended else { return false }
+                // As push does: each element goes in, then the run stops once the queue is full.
+                repeat {
+                    let element = elements[index]
+                    index += 1
+                    if !state.consumers.isEmpty {
+                        // A waiting consumer means the queue is empty: hand the element over directly.
+                        handoffs.append((state.consumers.removeFirst().continuation, element))
+                        continue
+                    }
+                    state.elements.append(element)
+                    state.bytes += size(element)
+                } while index < elements.endIndex && Self.hasSpace(state, limit: limit, byteLimit: byteLimit)
+                state.peak = max(state.peak, state.count)
+                state.peakBytes = max(state.peakBytes, state.bytes)
+                return true
+            }
+            for (consumer, element) in handoffs { consumer.resume(returning: element) }
+            guard accepted else { return false }
+            await waitForSpace()
+        }
+        return true
+    }
+
     /// Queues `element` without waiting, for rare events that must not block their sender; the
     /// limit still applies to the next ``push(_:)`` or ``waitForSpace()``.
     ///
@@ -94,6 +131,8 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
 
     /// Waits until fewer than ``limit`` elements and ``byteLimit`` bytes wait, the queue ended, or the task is cancelled.
     func waitForSpace() async {
+        // Usually there is space: answer without a continuation or a cancellation handler.
+        if state.withLock({ $0.ended || Self.hasSpace($0, limit: limit, byteLimit: byteLimit) }) { return }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (producer: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in
@@ -122,38 +161,21 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
     ///
     /// - Throws: the error the queue finished with, once, after every element queued before it.
     func next() async throws -> Element? {
-        let elementSize = self.size
-        let id = state.withLock { state -> UInt64 in
+        // Fast path: something is queued (or the queue ended), so no continuation is needed. A reader
+        // that queued a batch wakes its consumer once; the rest of the batch is taken here.
+        let (ready, producer, id) = state.withLock {
+            state -> (Result<Element?, any Error>?, CheckedContinuation<Void, Never>?, UInt64) in
+            if let (result, producer) = take(&state) { return (result, producer, 0) }
             state.nextConsumerID += 1
-            return state.nextConsumerID
+            return (nil, nil, state.nextConsumerID)
         }
+        producer?.resume()
+        if let ready { return try ready.get() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (consumer: CheckedContinuation<Element?, any Error>) in
                 let (result, producer) = state.withLock {
                     state -> (Result<Element?, any Error>?, CheckedContinuation<Void, Never>?) in
-                    if state.count > 0 {
-                        let element = state.elements[state.head]
-                        state.bytes -= elementSize(element)
-                        state.head += 1
-                        if state.head == state.elements.count {
-                            state.elements.removeAll(keepingCapacity: true)
-                            state.head = 0
-                        } else if state.head >= 1024, state.head * 2 >= state.elements.count {
-                            state.elements.removeFirst(state.head)
-                            state.head = 0
-                        }
-                        var producer: CheckedContinuation<Void, Never>?
-                        if Self.hasSpace(state, limit: limit, byteLimit: byteLimit) {
-                            producer = state.producer
-                            state.producer = nil
-                        }
-                        return (.success(element), producer)
-                    }
-                    if state.ended {
-                        defer { state.failure = nil }
-                        if let failure = state.failure { return (.failure(failure), nil) }
-                        return (.success(nil), nil)
-                    }
+                    if let taken = take(&state) { return taken }
                     if Task.isCancelled { return (.success(nil), nil) }
                     state.consumers.append((id, consumer))
                     return (nil, nil)
@@ -168,6 +190,37 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
             }
             consumer?.resume(returning: nil)
         }
+    }
+
+    /// Takes the head element (with the producer to wake when that made space) or, once the queue
+    /// ended and is empty, the end or the error (once); `nil` when the consumer must wait.
+    private func take(
+        _ state: inout State
+    ) -> (Result<Element?, any Error>, CheckedContinuation<Void, Never>?)? {
+        if state.count > 0 {
+            let element = state.elements[state.head]
+            state.bytes -= size(element)
+            state.head += 1
+            if state.head == state.elements.count {
+                state.elements.removeAll(keepingCapacity: true)
+                state.head = 0
+            } else if state.head >= 1024, state.head * 2 >= state.elements.count {
+                state.elements.removeFirst(state.head)
+                state.head = 0
+            }
+            var producer: CheckedContinuation<Void, Never>?
+            if Self.hasSpace(state, limit: limit, byteLimit: byteLimit) {
+                producer = state.producer
+                state.producer = nil
+            }
+            return (.success(element), producer)
+        }
+        if state.ended {
+            defer { state.failure = nil }
+            if let failure = state.failure { return (.failure(failure), nil) }
+            return (.success(nil), nil)
+        }
+        return nil
     }
 
     /// Ends the queue: the consumer gets what is queued, then the end or `error`; a waiting reader

@@ -103,26 +103,40 @@
         }
 
         private let descriptor: Int32
+        /// Runs the jobs of tasks that prefer this reactor's thread (connection readers).
+        let executor = ReactorExecutor()
         private let registrations = Locked<[UInt64: Registration]>([:])
         private let nextID = Locked<UInt64>(0)
         /// Set once `epoll_wait` failed for good: the error every registration, present and future, gets.
         private let failure = Locked<TransportError?>(nil)
 
-        /// One `epoll_wait` call: the number of events, or -1 with the `errno`.
+        /// One `epoll_wait` call (descriptor, events, capacity, timeout in ms or -1): the number of
+        /// events, or -1 with the `errno`.
         typealias WaitFunction =
-            @Sendable (Int32, UnsafeMutablePointer<epoll_event>, Int32) -> (count: Int32, error: Int32)
+            @Sendable (Int32, UnsafeMutablePointer<epoll_event>, Int32, Int32) -> (count: Int32, error: Int32)
 
-        private static let systemWait: WaitFunction = { descriptor, events, capacity in
-            let count = epoll_wait(descriptor, events, capacity, -1)
+        private static let systemWait: WaitFunction = { descriptor, events, capacity, timeout in
+            let count = epoll_wait(descriptor, events, capacity, timeout)
             return (count, count < 0 ? errno : 0)
         }
+
+        /// The event id of the executor's wake-up descriptor (registrations count from 1).
+        private static let wakeID: UInt64 = 0
 
         /// A reactor with its own epoll instance and thread; `wait` replaces `epoll_wait` in tests
         /// that inject a failure (the process-wide ``shared`` reactor always uses the system call).
         init(wait: @escaping WaitFunction = EpollReactor.systemWait) {
             descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
-            let thread = Thread { [descriptor, registrations, failure] in
-                Self.run(descriptor: descriptor, registrations: registrations, failure: failure, wait: wait)
+            if executor.wakeDescriptor >= 0 {
+                var event = epoll_event()
+                event.events = EPOLLIN.rawValue | EPOLLET.rawValue
+                event.data.u64 = Self.wakeID
+                if epoll_ctl(descriptor, EPOLL_CTL_ADD, executor.wakeDescriptor, &event) != 0 { executor.stop() }
+            }
+            let thread = Thread { [descriptor, registrations, failure, executor] in
+                Self.run(
+                    descriptor: descriptor, registrations: registrations, failure: failure, executor: executor,
+                    wait: wait)
             }
             thread.name = "tidings.net.reactor"
             thread.start()
@@ -168,15 +182,17 @@
 
         private static func run(
             descriptor: Int32, registrations: Locked<[UInt64: Registration]>, failure: Locked<TransportError?>,
-            wait: WaitFunction
+            executor: ReactorExecutor, wait: WaitFunction
         ) {
             let capacity = 128
             let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
             defer { events.deallocate() }
             let readMask = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
             let writeMask = EPOLLOUT.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
+            executor.reactorStarted()
             while true {
-                let (count, code) = wait(descriptor, events, Int32(capacity))
+                let (count, code) = wait(descriptor, events, Int32(capacity), executor.waitTimeout())
+                executor.awake()
                 if count < 0 {
                     if code == EINTR { continue }
                     // No wake-up will ever come again: every waiting connection would hang silently.
@@ -195,15 +211,22 @@
                         registration.readable.cancel(with: error)
                         registration.writable.cancel(with: error)
                     }
+                    executor.stop()
                     return
                 }
                 for index in 0..<Int(count) {
                     let flags = events[index].events
                     let id = events[index].data.u64
+                    if id == Self.wakeID {
+                        executor.drainWakeDescriptor()
+                        continue
+                    }
                     guard let registration = registrations.withLock({ $0[id] }) else { continue }
                     if flags & readMask != 0 { registration.readable.signal() }
                     if flags & writeMask != 0 { registration.writable.signal() }
                 }
+                // Readers resumed just now run here, on this thread, before the next wait.
+                executor.runQueuedJobs()
             }
         }
     }
@@ -220,7 +243,7 @@
         let descriptor: Int32
         let readable = ReadinessWaiter(operation: "read")
         let writable = ReadinessWaiter(operation: "write")
-        private let reactor: EpollReactor
+        let reactor: EpollReactor
         private let state = Locked(State())
 
         /// Wraps `descriptor` and registers it with the reactor.

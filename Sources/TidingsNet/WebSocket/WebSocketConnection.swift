@@ -65,7 +65,7 @@ final class WebSocketConnection: Sendable {
 
     /// Starts the reader (fed first with bytes that arrived with the handshake) and the pinger.
     func start(leftover: [UInt8]) {
-        var tasks = [Task { await self.readLoop(leftover: leftover) }]
+        var tasks = [startReaderTask(for: stream) { await self.readLoop(leftover: leftover) }]
         if let interval = configuration.pingInterval {
             tasks.append(startPinger(interval: interval, clock: configuration.clock))
         }
@@ -92,9 +92,7 @@ final class WebSocketConnection: Sendable {
         do {
             while true {
                 if !incoming.isEmpty { decoder.append(incoming) }
-                while let frame = try decoder.nextFrame() {
-                    if try await handle(frame, assembler: &assembler) { return }
-                }
+                if try await handleFrames(decoder: &decoder, assembler: &assembler) { return }
                 incoming = try await stream.read()
                 if incoming.isEmpty {
                     finish(
@@ -115,6 +113,36 @@ final class WebSocketConnection: Sendable {
         } catch {
             finish(WebSocketError(.closed, detail: "the reader stopped"))
         }
+    }
+
+    /// Handles every whole frame the decoder holds; returns true when the connection is over.
+    ///
+    /// Messages completed by one read go to the consumer together (one wake-up, not one per message),
+    /// always before a control frame that followed them is handled and before an error that followed
+    /// them is thrown, so nothing that arrived before a failure is lost.
+    private func handleFrames(
+        decoder: inout WebSocketFrameDecoder, assembler: inout WebSocketMessageAssembler
+    ) async throws -> Bool {
+        var batch: [WebSocketMessage] = []
+        do {
+            while let frame = try decoder.nextFrame() {
+                guard !frame.opcode.isControl else {
+                    if !batch.isEmpty {
+                        // Waits while the consumer lags: the socket is not read meanwhile.
+                        await incoming.push(contentsOf: batch)
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                    if try await handle(frame, assembler: &assembler) { return true }
+                    continue
+                }
+                if let message = try assembler.push(frame) { batch.append(message) }
+            }
+        } catch {
+            if !batch.isEmpty { await incoming.push(contentsOf: batch) }
+            throw error
+        }
+        if !batch.isEmpty { await incoming.push(contentsOf: batch) }
+        return false
     }
 
     /// Handles one frame; returns true when the connection is over.

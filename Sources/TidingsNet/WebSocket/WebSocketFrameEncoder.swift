@@ -43,7 +43,10 @@ public struct WebSocketFrameEncoder: Sendable {
         _ frame: WebSocketFrame, maskingKey: (UInt8, UInt8, UInt8, UInt8)?, into bytes: inout [UInt8]
     ) {
         let length = frame.payload.count
-        bytes.reserveCapacity(bytes.count + length + 14)
+        // Grow geometrically: reserving just enough for each frame appended to a queue of frames
+        // would reallocate (and copy the whole queue) on every frame.
+        let needed = bytes.count + length + 14
+        if bytes.capacity < needed { bytes.reserveCapacity(max(needed, 2 * bytes.capacity)) }
         bytes.append((frame.fin ? 0x80 : 0) | (frame.reserved & 0x7) << 4 | frame.opcode.rawValue)
         let maskBit: UInt8 = maskingKey == nil ? 0 : 0x80
         switch length {

@@ -47,7 +47,7 @@ import TidingsNet
         let client = HTTPClient(configuration: .init(timeout: .seconds(30), maximumResponseSize: Self.limit))
         let url = URL(string: "http://127.0.0.1:\(peer.port)/declared-then-hold?length=\(Self.limit + 1)")!
         let error = await #expect(throws: HTTPError.self) { _ = try await client.send(HTTPRequest(url: url)) }
-        #expect(error?.kind == .transport)
+        #expect(error == .transport)
         #expect(error?.underlyingDescription?.contains("exceeds") == true)
         #expect(client.bodyBytesReceived == 0)
     }

@@ -47,7 +47,7 @@ import TidingsCore
         let (received, error) = await drain(socket)
         try await serverSide
         #expect(received == (0..<3).map { .text("m\($0)") })
-        #expect((error as? WebSocketError)?.kind == .protocolViolation)
+        #expect((error as? WebSocketError) == .protocolViolation)
     }
 
     @Test func messagesBeforeACloseInTheSameWriteComeFirst() async throws {

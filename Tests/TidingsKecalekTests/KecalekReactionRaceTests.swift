@@ -16,7 +16,7 @@ import TidingsSandbox
         await harness.client.close()
         let posted = try await harness.server.post(conversation: conversation, from: "bob", text: "nová")
         let reaction = KecalekReaction(userID: "carol", emoji: "🎉")
-        let injector = NotificationInjectingTransport(before: "get_deleted_since") { target in
+        let injector = NotificationInjectingTransport(before: "get_deleted_since", pick: { $0.max() }) { target in
             [
                 .messageReacted(conversationID: KecalekHarness.conversation, messageID: target, change: .add(reaction)),
                 .messagePinned(conversationID: KecalekHarness.conversation, messageID: target, pinned: true),
@@ -35,61 +35,5 @@ import TidingsSandbox
         #expect(stored.pinned)
         #expect(page.messages.last?.reactions == [reaction])
         await client.close()
-    }
-}
-
-/// Wraps a transport and, once, puts the notifications `make(target)` returns for the newest message of
-/// the first `get_messages` response directly in front of the response of type `before`.
-private final class NotificationInjectingTransport: KecalekTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private let before: String
-    private let make: @Sendable (String) -> [KecalekNotification]
-    private var _base: (any KecalekTransport)?
-    private var target: String?
-    private var _injectedFor: String?
-
-    init(before: String, make: @escaping @Sendable (String) -> [KecalekNotification]) {
-        self.before = before
-        self.make = make
-    }
-
-    var base: (any KecalekTransport)? {
-        get { lock.withLock { _base } }
-        set { lock.withLock { _base = newValue } }
-    }
-
-    /// The message the injected notifications were about, once they were sent.
-    var injectedFor: String? { lock.withLock { _injectedFor } }
-
-    func connect() async throws -> KecalekChannel {
-        guard let base else { throw KecalekError.notConnected }
-        let channel = try await base.connect()
-        let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream(bufferingPolicy: .unbounded)
-        Task {
-            do {
-                for try await frame in channel.inbound {
-                    for extra in injections(before: frame) { continuation.yield(extra) }
-                    continuation.yield(frame)
-                }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        return KecalekChannel(inbound: stream, send: channel.send, close: channel.close)
-    }
-
-    private func injections(before frame: Data) -> [Data] {
-        guard case .response(let response)? = try? KecalekInbound(frame: frame) else { return [] }
-        return lock.withLock {
-            guard _injectedFor == nil else { return [] }
-            if response.type == "get_messages", target == nil {
-                let ids = (response.data["messages"]?.arrayValue ?? []).compactMap { $0["message_id"]?.identifierValue }
-                target = ids.max()
-            }
-            guard response.type == before, let target else { return [] }
-            _injectedFor = target
-            return make(target).map { $0.encoded() }
-        }
     }
 }

@@ -37,7 +37,9 @@ struct KecalekHarness {
             configuration: .init(userID: Self.me, reconnectWait: reconnectWait, reconnects: reconnects),
             transport: transport?(server) ?? server.transport(userID: Self.me), cache: cache, decryptor: server.cipher,
             clock: clock, logger: TidingsLogger(subsystem: "test", minimumLevel: .debug) { logs.append($0) })
-        recorder = ChangeRecorder(client.changes)
+        // Subscribed before connecting, so the recorder sees every change; a large buffer, since it must
+        // never read a lag marker in place of what a test asserts.
+        recorder = ChangeRecorder(client.changes(bufferingLimit: 100_000))
         try await client.connect()
     }
 
@@ -71,7 +73,7 @@ final class ChangeRecorder: @unchecked Sendable {
         [(predicate: @Sendable (KecalekChange) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     private var task: Task<Void, Never>?
 
-    init(_ stream: AsyncStream<KecalekChange>) {
+    init(_ stream: KecalekChanges) {
         task = Task { [weak self] in
             for await change in stream { self?.append(change) }
         }

@@ -272,23 +272,27 @@ extension KecalekClient {
         if !newIDs.isEmpty { emit(.messagesStored(conversationID: conversationID, messageIDs: newIDs)) }
         if !removed.isEmpty { emit(.messagesDeleted(conversationID: conversationID, messageIDs: removed)) }
         for issue in issues { emit(.issue(issue)) }
-        // As in a full fetch: a message that did not decrypt is neither stored nor marked read (the user has
-        // not seen it).
-        let readable = Set(opened.messages.map(\.messageID))
-        let marked = await markRead(
-            live.filter { readable.contains($0.messageID) }, conversationID: conversationID, traffic: &traffic)
-        if newer.complete, currentGeneration == startGeneration {
-            syncedOnGeneration[conversationID] = startGeneration
-        }
-        if !newer.complete {
-            log.warning("\(conversationID): the server's pages did not prove the cache current; will ask again")
-        }
-
         var messages: [KecalekMessage] = []
         do {
             messages = try cache.newestMessages(conversationID: conversationID, limit: limit)
         } catch {
             log.error("cache read failed after sync: \(error)")
+        }
+        // As in a full fetch: a message that did not decrypt is neither stored nor marked read (the user has
+        // not seen it). Nor is one the page does not show that is no newer than the sync point: asked from one
+        // tick early, a burst in the point's second comes again whole, and its older part, below the cached
+        // window, was never shown to anyone.
+        let readable = Set(opened.messages.map(\.messageID))
+        let shown = Set(messages.map(\.messageID))
+        let seen = live.filter {
+            readable.contains($0.messageID) && ($0.createdAt > since || shown.contains($0.messageID))
+        }
+        let marked = await markRead(seen, conversationID: conversationID, traffic: &traffic)
+        if newer.complete, currentGeneration == startGeneration {
+            syncedOnGeneration[conversationID] = startGeneration
+        }
+        if !newer.complete {
+            log.warning("\(conversationID): the server's pages did not prove the cache current; will ask again")
         }
         return KecalekMessagePage(
             conversationID: conversationID, messages: withReceipts(messages), source: .incremental,

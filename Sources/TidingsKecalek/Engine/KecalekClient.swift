@@ -10,8 +10,10 @@ import TidingsCore
 ///   ``KecalekError/timeout``.
 /// - A request made while disconnected waits up to ``Configuration/reconnectWait`` for the
 ///   reconnect, then fails with ``KecalekError/notConnected``.
-/// - Each fetched page is written to the cache in one transaction, together with the deletions
-///   learned in the same sync: the cache is never half-written.
+/// - Each fetched page is written to the cache in one transaction as it arrives; the deletions the sync
+///   learned and the new sync point follow in one more. The sync point only moves when everything up to
+///   it is stored and the deletions since the old one are applied, so a sync cut off between pages (a lost
+///   connection, a killed app) leaves a cache that the next sync completes.
 /// - After a reconnect, every conversation opened with offset 0 is refreshed incrementally and a
 ///   ``KecalekChange/refreshed(conversationID:newMessageIDs:deletedMessageIDs:)`` is emitted.
 ///

@@ -36,4 +36,34 @@ import TidingsSandbox
         #expect(page.messages.last?.reactions == [reaction])
         await client.close()
     }
+
+    /// The `new_message` of a message a sync is fetching arrives during that sync and is buffered; stored
+    /// after the sync, it must not replace the fetched copy, whose reactions and pin are newer (found by the
+    /// model test).
+    @Test func aBufferedNewMessageDoesNotUndoTheReactionsAndPinItsSyncFetched() async throws {
+        let harness = try await KecalekHarness(seeded: 4)
+        _ = await harness.client.messages(conversation: conversation)
+        await harness.client.close()
+        let posted = try await harness.server.post(conversation: conversation, from: "bob", text: "nová")
+        await harness.server.react(conversation: conversation, messageID: posted.messageID, userID: "carol", emoji: "🎉")
+        await harness.server.pin(conversation: conversation, messageID: posted.messageID, pinned: true)
+        var announced = posted
+        announced.reactions = []
+        announced.pinned = false
+        let injector = NotificationInjectingTransport(before: "get_messages") { [announced] _ in
+            [.newMessage(announced)]
+        }
+        injector.base = harness.server.transport(userID: KecalekHarness.me)
+        let client = KecalekClient(
+            configuration: .init(userID: KecalekHarness.me), transport: injector, cache: harness.cache,
+            decryptor: harness.server.cipher, clock: harness.clock)
+        try await client.connect()
+        let page = await client.messages(conversation: conversation)
+        #expect(injector.injectedFor != nil)
+        #expect(page.newMessageIDs == [posted.messageID])
+        let stored = try #require(try harness.cache.message(conversationID: conversation, messageID: posted.messageID))
+        #expect(stored.reactions == [KecalekReaction(userID: "carol", emoji: "🎉")])
+        #expect(stored.pinned)
+        await client.close()
+    }
 }

@@ -66,4 +66,37 @@ import TidingsSandbox
         #expect(stored.pinned)
         await client.close()
     }
+
+    /// A message announced during a full fetch that the fetch's page does not hold (same second as the
+    /// page's newest, one-second server) is stored after the sync from its `new_message`; a reaction announced
+    /// after it during the sync found no cached message and must be applied to it then (found by the model
+    /// test, seed 90000360).
+    @Test func aBufferedNewMessageGetsTheReactionsAnnouncedAfterItDuringTheSync() async throws {
+        let harness = try await KecalekHarness(reconnects: false)
+        await harness.client.close()
+        await harness.server.setVariant(.init(resolution: .second, notifications: .none))
+        let early = try await harness.server.post(conversation: conversation, from: "bob", text: "early")
+        let reaction = KecalekReaction(userID: "carol", emoji: "🎉")
+        await harness.server.react(conversation: conversation, messageID: early.messageID, userID: "carol", emoji: "🎉")
+        for text in ["a", "b"] { try await harness.server.post(conversation: conversation, from: "bob", text: text) }
+        let injector = NotificationInjectingTransport(before: "get_messages") { [early] _ in
+            [
+                .newMessage(early),
+                .messageReacted(
+                    conversationID: KecalekHarness.conversation, messageID: early.messageID,
+                    change: .replace([reaction])),
+            ]
+        }
+        injector.base = harness.server.transport(userID: KecalekHarness.me)
+        let client = KecalekClient(
+            configuration: .init(userID: KecalekHarness.me), transport: injector, cache: harness.cache,
+            decryptor: harness.server.cipher, clock: harness.clock)
+        try await client.connect()
+        let page = await client.messages(conversation: conversation, limit: 2)
+        await client.close()
+        #expect(injector.injectedFor != nil)
+        #expect(!page.messages.contains { $0.messageID == early.messageID })
+        let stored = try #require(try harness.cache.message(conversationID: conversation, messageID: early.messageID))
+        #expect(stored.reactions == [reaction])
+    }
 }

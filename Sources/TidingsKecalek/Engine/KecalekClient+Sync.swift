@@ -76,10 +76,11 @@ extension KecalekClient {
         syncsInFlight[conversationID, default: 1] -= 1
         if syncsInFlight[conversationID] == 0 {
             syncsInFlight[conversationID] = nil
-            changedDuringSync[conversationID] = nil
             let deleted = deletedDuringSync.removeValue(forKey: conversationID) ?? []
             bufferedNewMessages[conversationID]?.removeAll { deleted.contains($0.messageID) }
+            // Before the changes announced during the sync are forgotten: a buffered message gets them too.
             flushBufferedMessages(conversationID)
+            changedDuringSync[conversationID] = nil
         }
         return result
     }

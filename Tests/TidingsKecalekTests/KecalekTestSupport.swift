@@ -121,7 +121,11 @@ final class LogCollector: @unchecked Sendable {
 }
 
 /// Yields to other tasks until `condition` holds; false after `maxYields` (no wall clock involved).
-func eventually(maxYields: Int = 20_000, _ condition: () async throws -> Bool) async rethrows -> Bool {
+///
+/// The client works on its own queue, not on the pool these yields run on, so on a loaded machine it may
+/// get no CPU during thousands of yields: the bound is high (a yield costs about a microsecond), so that
+/// only a condition that never comes makes it return false, and the suites' time limits bound the rest.
+func eventually(maxYields: Int = 2_000_000, _ condition: () async throws -> Bool) async rethrows -> Bool {
     for _ in 0..<maxYields {
         if try await condition() { return true }
         await Task.yield()

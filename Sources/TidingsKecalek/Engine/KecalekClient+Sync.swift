@@ -42,11 +42,15 @@ extension KecalekClient {
                 return offset == 0 ? page.showing(limit) : page
             }
             _ = await running.task.value
+            // Finished: its caller forgets it when it resumes, which may be after this one. Forgotten here too,
+            // or this loop would await the finished task again and again without letting that caller run.
+            if sharedSyncs[key]?.task == running.task { sharedSyncs[key] = nil }
         }
         let task = Task { await self.trackedSync(conversationID, limit: limit, offset: offset) }
         sharedSyncs[key] = SharedSync(limit: limit, task: task)
         let page = await task.value
-        if sharedSyncs[key]?.limit == limit { sharedSyncs[key] = nil }
+        // Only this fetch's entry: a larger caller may have started its own meanwhile.
+        if sharedSyncs[key]?.task == task { sharedSyncs[key] = nil }
         return page
     }
 

@@ -51,12 +51,13 @@ private func openCache(path: String, key: TidingsCrypto.SymmetricKey) async thro
     @Test func injectAClock() async throws {
         let (clock, server, client, _) = try await sandboxClient()
 
+        let changes = client.changes
         await server.dropAllConnections()
         let missed = try await server.post(conversation: "general", from: "bob", text: "while you were away")
         _ = await clock.waitForSleepers(1)
         await clock.advance(by: .seconds(1))
         var refreshed: [String] = []
-        for await change in client.changes {
+        for await change in changes {
             if case .refreshed(conversationID: "general", let newMessageIDs, _) = change {
                 refreshed = newMessageIDs
                 break
@@ -72,16 +73,17 @@ private func openCache(path: String, key: TidingsCrypto.SymmetricKey) async thro
         let (_, server, client, _) = try await sandboxClient()
         var text: String?
 
-        var connection = KecalekConnectionState.disconnected
+        let changes = client.changes
+        var connection = await client.connectionState
         let posted = try await server.post(conversation: "general", from: "bob", text: "Lunch?")
-        changes: for await change in client.changes {
+        reading: for await change in changes {
             switch change {
             case .connection(let state):
                 connection = state
             case .messagesStored(let conversationID, let messageIDs) where messageIDs.contains(posted.messageID):
                 let newest = await client.messages(conversation: conversationID, limit: 1)
                 text = newest.messages.last?.text
-                break changes
+                break reading
             default:
                 continue
             }

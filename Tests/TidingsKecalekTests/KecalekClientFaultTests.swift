@@ -37,7 +37,7 @@ import TidingsSandbox
         try harness.cache.newestMessages(conversationID: KecalekHarness.conversation, limit: 1000).map(\.messageID)
     }
 
-    @Test func droppedConnectionBetweenGetMessagesAndGetDeletedSinceWritesNothing() async throws {
+    @Test func droppedConnectionBetweenGetMessagesAndGetDeletedSinceKeepsTheSyncPoint() async throws {
         let harness = try await KecalekHarness(seeded: 20, reconnects: false)
         _ = await harness.client.messages(conversation: KecalekHarness.conversation)
         await harness.client.close()
@@ -48,14 +48,17 @@ import TidingsSandbox
         let new = try await harness.server.post(conversation: KecalekHarness.conversation, from: "bob", text: "nové")
         let relaunched = try await harness.relaunch()
         await harness.server.inject(.dropConnection, on: "get_deleted_since")
+        let point = try harness.cache.syncState(conversationID: KecalekHarness.conversation)
 
         let page = await relaunched.messages(conversation: KecalekHarness.conversation)
         #expect(page.source.cacheError == .connectionLost)
         try #require(page.traffic.requests.map(\.type) == ["get_messages", "get_deleted_since"])
         // The new message and the newest cached one, asked again because timestamps may tie.
         #expect(page.traffic.requests[0].itemCount == 2)
-        // Neither the new message nor the deletion was applied: after_ts did not move past the deletion.
-        #expect(try cachedIDs(harness) == before)
+        // The new message was stored with its page; the deletion is not known yet, so the sync point did not
+        // move: the next sync asks for deletions from the same place.
+        #expect(try cachedIDs(harness) == before + [new.messageID])
+        #expect(try harness.cache.syncState(conversationID: KecalekHarness.conversation) == point)
 
         // Reconnecting refreshes the open conversation; now both changes land, once.
         try await relaunched.connect()
@@ -75,8 +78,9 @@ import TidingsSandbox
         let before = try cachedIDs(harness)
         await harness.client.close()
         let relaunched = try await harness.relaunch()
-        _ = try await harness.server.post(conversation: KecalekHarness.conversation, from: "bob", text: "x")
+        let posted = try await harness.server.post(conversation: KecalekHarness.conversation, from: "bob", text: "x")
         await harness.server.inject(.neverAnswer, on: "get_deleted_since")
+        let point = try harness.cache.syncState(conversationID: KecalekHarness.conversation)
 
         let waiting = Task { await relaunched.messages(conversation: KecalekHarness.conversation) }
         #expect(await eventually { await harness.server.requestLog.last?.type == "get_deleted_since" })
@@ -88,8 +92,10 @@ import TidingsSandbox
         #expect(page.source.cacheError == .timeout)
         #expect(page.traffic.requests.last?.failure == .timeout)
         #expect(page.traffic.requests.last?.bytesReceived == 0)
-        #expect(page.messages.map(\.messageID) == before)
-        #expect(try cachedIDs(harness) == before)
+        // Stored with its page; the sync point waits for the deletions.
+        #expect(page.messages.map(\.messageID) == before + [posted.messageID])
+        #expect(try cachedIDs(harness) == before + [posted.messageID])
+        #expect(try harness.cache.syncState(conversationID: KecalekHarness.conversation) == point)
         await relaunched.close()
     }
 

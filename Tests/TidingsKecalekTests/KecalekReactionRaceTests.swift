@@ -16,7 +16,7 @@ import TidingsSandbox
         await harness.client.close()
         let posted = try await harness.server.post(conversation: conversation, from: "bob", text: "nová")
         let reaction = KecalekReaction(userID: "carol", emoji: "🎉")
-        let injector = NotificationInjectingTransport(before: "get_deleted_since") { target in
+        let injector = NotificationInjectingTransport(before: "get_deleted_since", pick: { $0.max() }) { target in
             [
                 .messageReacted(conversationID: KecalekHarness.conversation, messageID: target, change: .add(reaction)),
                 .messagePinned(conversationID: KecalekHarness.conversation, messageID: target, pinned: true),
@@ -36,62 +36,67 @@ import TidingsSandbox
         #expect(page.messages.last?.reactions == [reaction])
         await client.close()
     }
-}
 
-/// Wraps a transport and, once, puts the notifications `make(target)` returns for the newest message of
-/// the first `get_messages` response directly in front of the response of type `before`.
-private final class NotificationInjectingTransport: KecalekTransport, Sendable {
-    private struct State {
-        var _base: (any KecalekTransport)?
-        var target: String?
-        var _injectedFor: String?
-    }
-    private let state = LockedState(State())
-    private let before: String
-    private let make: @Sendable (String) -> [KecalekNotification]
-
-    init(before: String, make: @escaping @Sendable (String) -> [KecalekNotification]) {
-        self.before = before
-        self.make = make
-    }
-
-    var base: (any KecalekTransport)? {
-        get { state.withLock { locked in locked._base } }
-        set { state.withLock { locked in locked._base = newValue } }
-    }
-
-    /// The message the injected notifications were about, once they were sent.
-    var injectedFor: String? { state.withLock { locked in locked._injectedFor } }
-
-    func connect() async throws -> KecalekChannel {
-        guard let base else { throw KecalekError.notConnected }
-        let channel = try await base.connect()
-        let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream(bufferingPolicy: .unbounded)
-        Task {
-            do {
-                for try await frame in channel.inbound {
-                    for extra in injections(before: frame) { continuation.yield(extra) }
-                    continuation.yield(frame)
-                }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
+    /// The `new_message` of a message a sync is fetching arrives during that sync and is buffered; stored
+    /// after the sync, it must not replace the fetched copy, whose reactions and pin are newer (found by the
+    /// model test).
+    @Test func aBufferedNewMessageDoesNotUndoTheReactionsAndPinItsSyncFetched() async throws {
+        let harness = try await KecalekHarness(seeded: 4)
+        _ = await harness.client.messages(conversation: conversation)
+        await harness.client.close()
+        let posted = try await harness.server.post(conversation: conversation, from: "bob", text: "nová")
+        await harness.server.react(conversation: conversation, messageID: posted.messageID, userID: "carol", emoji: "🎉")
+        await harness.server.pin(conversation: conversation, messageID: posted.messageID, pinned: true)
+        var announced = posted
+        announced.reactions = []
+        announced.pinned = false
+        let injector = NotificationInjectingTransport(before: "get_messages") { [announced] _ in
+            [.newMessage(announced)]
         }
-        return KecalekChannel(inbound: stream, send: channel.send, close: channel.close)
+        injector.base = harness.server.transport(userID: KecalekHarness.me)
+        let client = KecalekClient(
+            configuration: .init(userID: KecalekHarness.me), transport: injector, cache: harness.cache,
+            decryptor: harness.server.cipher, clock: harness.clock)
+        try await client.connect()
+        let page = await client.messages(conversation: conversation)
+        #expect(injector.injectedFor != nil)
+        #expect(page.newMessageIDs == [posted.messageID])
+        let stored = try #require(try harness.cache.message(conversationID: conversation, messageID: posted.messageID))
+        #expect(stored.reactions == [KecalekReaction(userID: "carol", emoji: "🎉")])
+        #expect(stored.pinned)
+        await client.close()
     }
 
-    private func injections(before frame: Data) -> [Data] {
-        guard case .response(let response)? = try? KecalekInbound(frame: frame) else { return [] }
-        return state.withLock { locked in
-            guard locked._injectedFor == nil else { return [] }
-            if response.type == "get_messages", locked.target == nil {
-                let ids = (response.data["messages"]?.arrayValue ?? []).compactMap { $0["message_id"]?.identifierValue }
-                locked.target = ids.max()
-            }
-            guard response.type == before, let target = locked.target else { return [] }
-            locked._injectedFor = target
-            return make(target).map { $0.encoded() }
+    /// A message announced during a full fetch that the fetch's page does not hold (same second as the
+    /// page's newest, one-second server) is stored after the sync from its `new_message`; a reaction announced
+    /// after it during the sync found no cached message and must be applied to it then (found by the model
+    /// test, seed 90000360).
+    @Test func aBufferedNewMessageGetsTheReactionsAnnouncedAfterItDuringTheSync() async throws {
+        let harness = try await KecalekHarness(reconnects: false)
+        await harness.client.close()
+        await harness.server.setVariant(.init(resolution: .second, notifications: .none))
+        let early = try await harness.server.post(conversation: conversation, from: "bob", text: "early")
+        let reaction = KecalekReaction(userID: "carol", emoji: "🎉")
+        await harness.server.react(conversation: conversation, messageID: early.messageID, userID: "carol", emoji: "🎉")
+        for text in ["a", "b"] { try await harness.server.post(conversation: conversation, from: "bob", text: text) }
+        let injector = NotificationInjectingTransport(before: "get_messages") { [early] _ in
+            [
+                .newMessage(early),
+                .messageReacted(
+                    conversationID: KecalekHarness.conversation, messageID: early.messageID,
+                    change: .replace([reaction])),
+            ]
         }
+        injector.base = harness.server.transport(userID: KecalekHarness.me)
+        let client = KecalekClient(
+            configuration: .init(userID: KecalekHarness.me), transport: injector, cache: harness.cache,
+            decryptor: harness.server.cipher, clock: harness.clock)
+        try await client.connect()
+        let page = await client.messages(conversation: conversation, limit: 2)
+        await client.close()
+        #expect(injector.injectedFor != nil)
+        #expect(!page.messages.contains { $0.messageID == early.messageID })
+        let stored = try #require(try harness.cache.message(conversationID: conversation, messageID: early.messageID))
+        #expect(stored.reactions == [reaction])
     }
 }

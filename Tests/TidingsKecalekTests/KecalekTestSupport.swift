@@ -37,7 +37,9 @@ struct KecalekHarness {
             configuration: .init(userID: Self.me, reconnectWait: reconnectWait, reconnects: reconnects),
             transport: transport?(server) ?? server.transport(userID: Self.me), cache: cache, decryptor: server.cipher,
             clock: clock, logger: TidingsLogger(subsystem: "test", minimumLevel: .debug) { logs.append($0) })
-        recorder = ChangeRecorder(client.changes)
+        // Subscribed before connecting, so the recorder sees every change; a large buffer, since it must
+        // never read a lag marker in place of what a test asserts.
+        recorder = ChangeRecorder(client.changes(bufferingLimit: 100_000))
         try await client.connect()
     }
 
@@ -64,48 +66,43 @@ struct KecalekHarness {
 }
 
 /// Collects a client's changes in the background.
-final class ChangeRecorder: Sendable {
-    private struct State {
-        var changes: [KecalekChange] = []
-        var waiters: [(predicate: @Sendable (KecalekChange) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
-            []
-        var task: Task<Void, Never>?
-    }
-    private let state = LockedState(State())
+final class ChangeRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var changes: [KecalekChange] = []
+    private var waiters:
+        [(predicate: @Sendable (KecalekChange) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var task: Task<Void, Never>?
 
-    init(_ stream: AsyncStream<KecalekChange>) {
-        let task = Task { [weak self] in
+    init(_ stream: KecalekChanges) {
+        task = Task { [weak self] in
             for await change in stream { self?.append(change) }
         }
-        state.withLock { $0.task = task }
     }
 
-    deinit { state.withLock { $0.task }?.cancel() }
+    deinit { task?.cancel() }
 
     private func append(_ change: KecalekChange) {
-        let ready: [CheckedContinuation<Void, Never>] = state.withLock { locked in
-            locked.changes.append(change)
-            let (hit, rest) = (
-                locked.waiters.filter { $0.predicate(change) }, locked.waiters.filter { !$0.predicate(change) }
-            )
-            locked.waiters = rest
+        let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
+            changes.append(change)
+            let (hit, rest) = (waiters.filter { $0.predicate(change) }, waiters.filter { !$0.predicate(change) })
+            waiters = rest
             return hit.map(\.continuation)
         }
         for continuation in ready { continuation.resume() }
     }
 
-    var all: [KecalekChange] { state.withLock { locked in locked.changes } }
+    var all: [KecalekChange] { lock.withLock { changes } }
 
     func contains(where predicate: (KecalekChange) -> Bool) -> Bool {
-        state.withLock { locked in locked.changes.contains(where: predicate) }
+        lock.withLock { changes.contains(where: predicate) }
     }
 
     /// Suspends until a change matching `predicate` is recorded (at once if one already was).
     func wait(for predicate: @escaping @Sendable (KecalekChange) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let seen = state.withLock { locked in
-                if locked.changes.contains(where: predicate) { return true }
-                locked.waiters.append((predicate, continuation))
+            let seen = lock.withLock {
+                if changes.contains(where: predicate) { return true }
+                waiters.append((predicate, continuation))
                 return false
             }
             if seen { continuation.resume() }
@@ -114,19 +111,21 @@ final class ChangeRecorder: Sendable {
 }
 
 /// Log records, for asserting that something was logged.
-final class LogCollector: Sendable {
-    private struct State {
-        var records: [LogRecord] = []
-    }
-    private let state = LockedState(State())
+final class LogCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var records: [LogRecord] = []
 
-    func append(_ record: LogRecord) { state.withLock { locked in locked.records.append(record) } }
+    func append(_ record: LogRecord) { lock.withLock { records.append(record) } }
 
-    var messages: [String] { state.withLock { locked in locked.records.map(\.message) } }
+    var messages: [String] { lock.withLock { records.map(\.message) } }
 }
 
 /// Yields to other tasks until `condition` holds; false after `maxYields` (no wall clock involved).
-func eventually(maxYields: Int = 20_000, _ condition: () async throws -> Bool) async rethrows -> Bool {
+///
+/// The client works on its own queue, not on the pool these yields run on, so on a loaded machine it may
+/// get no CPU during thousands of yields: the bound is high (a yield costs about a microsecond), so that
+/// only a condition that never comes makes it return false, and the suites' time limits bound the rest.
+func eventually(maxYields: Int = 2_000_000, _ condition: () async throws -> Bool) async rethrows -> Bool {
     for _ in 0..<maxYields {
         if try await condition() { return true }
         await Task.yield()
@@ -142,21 +141,19 @@ extension KecalekMessagePage.Source {
 }
 
 /// A transport that can be told to refuse connections, as an unreachable server would.
-final class RefusableTransport: KecalekTransport, Sendable {
-    private struct State {
-        var _base: (any KecalekTransport)?
-        var _refusing = false
-    }
-    private let state = LockedState(State())
+final class RefusableTransport: KecalekTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _base: (any KecalekTransport)?
+    private var _refusing = false
 
     var base: (any KecalekTransport)? {
-        get { state.withLock { locked in locked._base } }
-        set { state.withLock { locked in locked._base = newValue } }
+        get { lock.withLock { _base } }
+        set { lock.withLock { _base = newValue } }
     }
 
     var refusing: Bool {
-        get { state.withLock { locked in locked._refusing } }
-        set { state.withLock { locked in locked._refusing = newValue } }
+        get { lock.withLock { _refusing } }
+        set { lock.withLock { _refusing = newValue } }
     }
 
     func connect() async throws -> KecalekChannel {

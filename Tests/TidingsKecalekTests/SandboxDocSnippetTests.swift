@@ -24,11 +24,12 @@ import TidingsSandbox
         let gone = first.messages[0].messageID
         await server.delete(conversation: "team", messageID: gone)
         await server.clearLog()
+        let changes = client.changes
         let second = await client.messages(conversation: "team")
         #expect(second.messages.count == 9)
         #expect(!second.messages.contains { $0.messageID == gone })
         var deleted = false
-        for await change in client.changes {
+        for await change in changes {
             if case .messagesDeleted("team", let messageIDs) = change, messageIDs.contains(gone) {
                 deleted = true
                 break
@@ -55,9 +56,10 @@ import TidingsSandbox
             cache: KecalekMemoryCache(), decryptor: server.cipher, clock: ContinuousClock())
         try await client.connect()
         let page = await client.messages(conversation: "general")
+        let changes = client.changes
         let posted = try await server.post(conversation: "general", from: "bob", text: "Hello from the sandbox")
         var stored = false
-        for await change in client.changes {
+        for await change in changes {
             if case .messagesStored("general", let messageIDs) = change, messageIDs.contains(posted.messageID) {
                 stored = true
                 break

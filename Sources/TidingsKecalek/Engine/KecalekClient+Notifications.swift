@@ -139,7 +139,14 @@ extension KecalekClient {
         var inserted: [String] = []
         do {
             try cache.write { writer in
-                for message in opened.messages where try writer.upsert(message) { inserted.append(message.messageID) }
+                // A message cached already came from a fetch at least as new as this announcement (a burst's
+                // `new_message`s are buffered while the sync that fetched them runs): replacing it would undo
+                // the reactions and pin the fetch brought, or that notifications applied since. One not cached
+                // yet gets the reactions and pins announced after it during the sync (they found it missing).
+                for message in opened.messages
+                where try writer.message(conversationID: conversationID, messageID: message.messageID) == nil {
+                    if try writer.upsert(withChangesDuringSync(message)) { inserted.append(message.messageID) }
+                }
             }
         } catch {
             log.error("could not store new messages: \(error)")

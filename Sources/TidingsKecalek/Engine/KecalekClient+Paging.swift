@@ -7,13 +7,26 @@ import Foundation
 /// `offset` honoured or ignored, a page-size cap below `limit`. So the client asks from one tick before its
 /// point, drops what it already has by `message_id`, and pages until the answers prove that nothing is
 /// left; when they cannot, the result says so instead of pretending.
+///
+/// Each page's new messages are stored as it arrives, in a transaction of their own, and only their
+/// metadata is kept: memory stays bounded by one page, and the sync point (moved by the caller once the
+/// deletions are in) is what tells a later sync where to ask from, so a sync cut off between pages leaves a
+/// cache that the next one completes.
 extension KecalekClient {
     struct NewerMessages {
+        /// The fetched messages without their payloads (for `mark_read` and receipts), in fetch order.
         var messages: [KecalekWireMessage] = []
+        /// Fetched messages that decrypted and were stored (or were cached already).
+        var readable: Set<String> = []
+        /// Messages new to the cache, in the order they were stored.
+        var newIDs: [String] = []
         var issues: [KecalekMessageIssue] = []
         var totalCount: Int?
         /// Whether the answers proved that every message after the point was fetched.
         var complete = false
+        /// When not complete: a later point up to which every message was fetched (the server answers oldest
+        /// first), so the next sync continues from there instead of from the same point.
+        var frontier: KecalekTimestamp?
         var failure: KecalekError?
         /// Every ID any page held, decodable or not.
         var seen: Set<String> = []
@@ -51,6 +64,9 @@ extension KecalekClient {
             if offset > 0, fetched.addedIDs == 0 { break }
             offset += fetched.rawCount
         }
+        if !withinBudget(result, limit: limit) {
+            return await withFrontier(conversationID, after: after, result: result, traffic: &traffic)
+        }
         // `offset` is ignored: a larger `limit` may hold everything, whatever the page order.
         var pageLimit = limit
         let largestLimit = limit.multipliedReportingOverflow(by: max(1, configuration.maximumIncrementalPages))
@@ -72,9 +88,31 @@ extension KecalekClient {
                 break
             }
         }
-        return await cursorPaging(
+        let paged = await cursorPaging(
             conversationID, limit: max(1, pageLimit), after: after, firstPage: firstPage, result: result,
             traffic: &traffic)
+        guard !paged.complete, paged.failure == nil else { return paged }
+        return await withFrontier(conversationID, after: after, result: paged, traffic: &traffic)
+    }
+
+    /// An incomplete listing's frontier: the newest timestamp fetched, when every message up to it is fetched
+    /// too. That holds when the server answers the *oldest* messages after `after_ts` (each page then
+    /// continues the one before), which a `limit: 1` probe tells: it must answer the oldest message fetched,
+    /// and that must be older than the newest (one timestamp on everything fetched proves no order). The
+    /// newest timestamp's ties may not all be in; the next sync asks from one tick before it anyway.
+    private func withFrontier(
+        _ conversationID: String, after: KecalekTimestamp, result: NewerMessages, traffic: inout KecalekTraffic
+    ) async -> NewerMessages {
+        var result = result
+        guard let oldest = result.messages.map(\.createdAt).min(), let newest = result.messages.map(\.createdAt).max(),
+            oldest < newest
+        else { return result }
+        guard
+            let probe = await listingPage(
+                conversationID, after: after, limit: 1, offset: 0, into: &result, traffic: &traffic)
+        else { return result }
+        if probe.messages.first?.createdAt == oldest { result.frontier = newest }
+        return result
     }
 
     /// Whether another page may be asked for: at most `maximumIncrementalPages × limit` messages, and ten
@@ -153,10 +191,18 @@ extension KecalekClient {
         largestPageSeen = max(largestPageSeen, raw.count)
         let decoded = decodeWire(raw, conversationID: conversationID)
         result.issues += decoded.issues
+        for issue in decoded.issues { emit(.issue(issue)) }
         // Undecodable elements count as seen too: they are lost to decoding, not to paging.
         let before = result.seen
         for element in raw { if let id = element["message_id"]?.identifierValue { result.seen.insert(id) } }
-        result.messages += decoded.messages.filter { !before.contains($0.messageID) }
+        let fresh = decoded.messages.filter { !before.contains($0.messageID) }
+        do {
+            try storeListed(fresh, conversationID: conversationID, into: &result)
+        } catch {
+            result.failure = KecalekError(.cache, operation: "cache.write", detail: "\(error)")
+            return nil
+        }
+        result.messages += fresh.map(stripped)
         return FetchedPage(
             rawCount: raw.count, messages: decoded.messages, addedIDs: result.seen.count - before.count)
     }

@@ -4,14 +4,17 @@ extension KecalekClient {
     /// The newest `limit` messages of a conversation (offset 0), or an older page (`offset > 0`),
     /// following the incremental-sync document exactly.
     ///
-    /// - With a non-empty cache and offset 0: `get_messages` with `after_ts` = the newest cached
-    ///   `created_at` (repeated while pages come back full), then `get_deleted_since` with the same
-    ///   timestamp; the new messages and the deletions are applied in one cache transaction, and the
-    ///   answer is the newest `limit` cached messages.
+    /// - With a non-empty cache and offset 0: `get_messages` with `after_ts` from the sync point (paged until
+    ///   the answers prove the end), each page stored as it arrives, then `get_deleted_since` from the same
+    ///   point; the deletions and the new sync point are written in one more transaction, and the answer is
+    ///   the newest `limit` cached messages. A listing cut off by its page budget moves the point to what it
+    ///   fetched contiguously (when the server answers oldest first), so the next sync continues from there;
+    ///   ``KecalekMessagePage/gapRemains`` stays true until one completes.
     /// - With an empty cache or `offset > 0`: a full `get_messages` whose messages also go to the cache.
     /// - Offline or on a server error (timeout, error status, lost connection) with offset 0: the cache
     ///   answers and ``KecalekMessagePage/source`` says why; nothing is written.
-    /// - `mark_read` is sent only for fetched messages others sent that the user has not read, never empty.
+    /// - `mark_read` is sent only for fetched messages others sent that the user has not read, never empty;
+    ///   in an incremental sync only for those the answer shows or that are newer than the sync point.
     ///
     /// Control payloads never appear in ``KecalekMessagePage/messages``. This method does not throw:
     /// failures are reported in the page (``KecalekMessagePage/source``, ``KecalekMessagePage/issues``).
@@ -39,11 +42,15 @@ extension KecalekClient {
                 return offset == 0 ? page.showing(limit) : page
             }
             _ = await running.task.value
+            // Finished: its caller forgets it when it resumes, which may be after this one. Forgotten here too,
+            // or this loop would await the finished task again and again without letting that caller run.
+            if sharedSyncs[key]?.task == running.task { sharedSyncs[key] = nil }
         }
         let task = Task { await self.trackedSync(conversationID, limit: limit, offset: offset) }
         sharedSyncs[key] = SharedSync(limit: limit, task: task)
         let page = await task.value
-        if sharedSyncs[key]?.limit == limit { sharedSyncs[key] = nil }
+        // Only this fetch's entry: a larger caller may have started its own meanwhile.
+        if sharedSyncs[key]?.task == task { sharedSyncs[key] = nil }
         return page
     }
 
@@ -73,10 +80,11 @@ extension KecalekClient {
         syncsInFlight[conversationID, default: 1] -= 1
         if syncsInFlight[conversationID] == 0 {
             syncsInFlight[conversationID] = nil
-            changedDuringSync[conversationID] = nil
             let deleted = deletedDuringSync.removeValue(forKey: conversationID) ?? []
             bufferedNewMessages[conversationID]?.removeAll { deleted.contains($0.messageID) }
+            // Before the changes announced during the sync are forgotten: a buffered message gets them too.
             flushBufferedMessages(conversationID)
+            changedDuringSync[conversationID] = nil
         }
         return result
     }
@@ -222,7 +230,7 @@ extension KecalekClient {
             return cachePage(conversationID, limit: limit, error: failure, traffic: traffic)
         }
         let fetched = newer.messages
-        var issues = newer.issues
+        let issues = newer.issues
         let totalCount = newer.totalCount
 
         let (deleteOutcome, deleteRecord) = await request(
@@ -244,22 +252,20 @@ extension KecalekClient {
         // have applied them between the responses and this point.
         let announced = deletedDuringSync[conversationID] ?? []
         let live = fetched.filter { !deletedIDs.contains($0.messageID) && !announced.contains($0.messageID) }
-        let opened = decrypt(live)
-        issues += opened.issues
-        var newIDs: [String] = []
+        // The pages are stored already (each as it came); this transaction removes what the server deleted
+        // and only then moves the sync point, so the point never passes a deletion the cache still holds.
         var removed: [String] = []
         do {
             try cache.write { writer in
-                for message in opened.messages where try writer.upsert(withChangesDuringSync(message)) {
-                    newIDs.append(message.messageID)
-                }
                 removed = try writer.delete(conversationID: conversationID, messageIDs: deletedIDs.sorted())
-                // Only a listing proved complete moves the point: otherwise the next sync asks again from
-                // the same place, and deletions since then are asked for again too.
-                if newer.complete {
-                    let newest = fetched.map(\.createdAt).max().map { max($0, since) } ?? since
+                // A listing proved complete moves the point to the newest message; one cut off moves it only to
+                // its frontier (everything up to it fetched), so the next sync continues from there. Otherwise
+                // the next sync asks again from the same place, and deletions since then are asked for again.
+                let newest = fetched.map(\.createdAt).max().map { max($0, since) } ?? since
+                let point = newer.complete ? newest : newer.frontier.map { max($0, since) }
+                if let point, newer.complete || point > since {
                     try writer.setSyncState(
-                        KecalekSyncState(point: newest, largestPage: largestPageSeen), conversationID: conversationID)
+                        KecalekSyncState(point: point, largestPage: largestPageSeen), conversationID: conversationID)
                 }
             }
         } catch {
@@ -269,26 +275,30 @@ extension KecalekClient {
         }
         noteReceipts(live, conversationID: conversationID)
         forgetReceipts(removed, conversationID: conversationID)
-        if !newIDs.isEmpty { emit(.messagesStored(conversationID: conversationID, messageIDs: newIDs)) }
         if !removed.isEmpty { emit(.messagesDeleted(conversationID: conversationID, messageIDs: removed)) }
-        for issue in issues { emit(.issue(issue)) }
-        // As in a full fetch: a message that did not decrypt is neither stored nor marked read (the user has
-        // not seen it).
-        let readable = Set(opened.messages.map(\.messageID))
-        let marked = await markRead(
-            live.filter { readable.contains($0.messageID) }, conversationID: conversationID, traffic: &traffic)
-        if newer.complete, currentGeneration == startGeneration {
-            syncedOnGeneration[conversationID] = startGeneration
-        }
-        if !newer.complete {
-            log.warning("\(conversationID): the server's pages did not prove the cache current; will ask again")
-        }
-
+        let gone = Set(removed)
+        let newIDs = newer.newIDs.filter { !gone.contains($0) }
         var messages: [KecalekMessage] = []
         do {
             messages = try cache.newestMessages(conversationID: conversationID, limit: limit)
         } catch {
             log.error("cache read failed after sync: \(error)")
+        }
+        // As in a full fetch: a message that did not decrypt is neither stored nor marked read (the user has
+        // not seen it). Nor is one the page does not show that is no newer than the sync point: asked from one
+        // tick early, a burst in the point's second comes again whole, and its older part, below the cached
+        // window, was never shown to anyone.
+        let readable = newer.readable
+        let shown = Set(messages.map(\.messageID))
+        let seen = live.filter {
+            readable.contains($0.messageID) && ($0.createdAt > since || shown.contains($0.messageID))
+        }
+        let marked = await markRead(seen, conversationID: conversationID, traffic: &traffic)
+        if newer.complete, currentGeneration == startGeneration {
+            syncedOnGeneration[conversationID] = startGeneration
+        }
+        if !newer.complete {
+            log.warning("\(conversationID): the server's pages did not prove the cache current; will ask again")
         }
         return KecalekMessagePage(
             conversationID: conversationID, messages: withReceipts(messages), source: .incremental,
@@ -344,6 +354,27 @@ extension KecalekClient {
             markedRead: marked, issues: applied.issues, traffic: traffic)
     }
 
+    /// Stores one listing page's messages new to this sync in one transaction: the ones a deletion
+    /// notification removed meanwhile are skipped, reaction and pin notifications that arrived during the
+    /// sync are applied over them, and what does not decrypt is reported, not stored.
+    func storeListed(_ wires: [KecalekWireMessage], conversationID: String, into result: inout NewerMessages) throws {
+        let announced = deletedDuringSync[conversationID] ?? []
+        let opened = decrypt(wires.filter { !announced.contains($0.messageID) })
+        var inserted: [String] = []
+        if !opened.messages.isEmpty {
+            try cache.write { writer in
+                for message in opened.messages where try writer.upsert(withChangesDuringSync(message)) {
+                    inserted.append(message.messageID)
+                }
+            }
+        }
+        result.readable.formUnion(opened.messages.map(\.messageID))
+        result.newIDs += inserted
+        result.issues += opened.issues
+        if !inserted.isEmpty { emit(.messagesStored(conversationID: conversationID, messageIDs: inserted)) }
+        for issue in opened.issues { emit(.issue(issue)) }
+    }
+
     struct StoredPage {
         var messages: [KecalekMessage] = []
         var wire: [KecalekWireMessage] = []
@@ -396,7 +427,7 @@ extension KecalekClient {
     }
 
     /// The wire message without its blob, for bookkeeping that only needs metadata.
-    private func stripped(_ wire: KecalekWireMessage) -> KecalekWireMessage {
+    func stripped(_ wire: KecalekWireMessage) -> KecalekWireMessage {
         var copy = wire
         copy.encryptedPayload = Data()
         return copy

@@ -10,8 +10,10 @@ import TidingsCore
 ///   ``KecalekError/timeout``.
 /// - A request made while disconnected waits up to ``Configuration/reconnectWait`` for the
 ///   reconnect, then fails with ``KecalekError/notConnected``.
-/// - Each fetched page is written to the cache in one transaction, together with the deletions
-///   learned in the same sync: the cache is never half-written.
+/// - Each fetched page is written to the cache in one transaction as it arrives; the deletions the sync
+///   learned and the new sync point follow in one more. The sync point only moves when everything up to
+///   it is stored and the deletions since the old one are applied, so a sync cut off between pages (a lost
+///   connection, a killed app) leaves a cache that the next sync completes.
 /// - After a reconnect, every conversation opened with offset 0 is refreshed incrementally and a
 ///   ``KecalekChange/refreshed(conversationID:newMessageIDs:deletedMessageIDs:)`` is emitted.
 ///
@@ -76,15 +78,31 @@ public actor KecalekClient {
 
     /// The configuration.
     public nonisolated let configuration: Configuration
-    /// Changes for apps to render, in the order the client made them. Finishes on ``close()``.
-    public nonisolated let changes: AsyncStream<KecalekChange>
+    /// A new subscriber's changes, from this access on, with the default buffer (256 unread changes).
+    ///
+    /// Each access is a separate subscription: subscribe before the action whose changes you wait for.
+    /// See ``changes(bufferingLimit:)`` for what a subscriber that lags receives.
+    public nonisolated var changes: KecalekChanges { changes(bufferingLimit: 256) }
+
+    /// A new subscriber's stream of the changes the client makes from now on, in the order it made them.
+    ///
+    /// Every screen (or other reader) subscribes for itself and sees every change; none takes another's.
+    /// The subscriber keeps at most `bufferingLimit` unread changes: when it lags further, the oldest are
+    /// dropped and it next reads ``KecalekChange/missedChanges(count:)`` — re-read what it shows from
+    /// ``messages(conversation:limit:offset:)`` or the cache — followed by the newer changes. The stream
+    /// ends when the reading task is cancelled or the stream is released (the subscriber is removed) and,
+    /// after the buffered changes, on ``close()``.
+    public nonisolated func changes(bufferingLimit: Int) -> KecalekChanges {
+        broadcaster.subscribe(bufferingLimit: bufferingLimit)
+    }
 
     let transport: any KecalekTransport
     let cache: any KecalekMessageCache
     let decryptor: any KecalekMessageDecryptor
     let clock: any Clock<Duration>
     let log: TidingsLogger
-    let changeContinuation: AsyncStream<KecalekChange>.Continuation
+    /// Fans changes out to every subscriber of ``changes(bufferingLimit:)``.
+    package nonisolated let broadcaster = ChangeBroadcaster<KecalekChange> { .missedChanges(count: $0) }
     /// The cache's executor, or a queue of the client's own: the cache is called synchronously, and SQLite
     /// may wait (busy timeout, a large write), which must never happen on a thread of the cooperative pool.
     private nonisolated let executor: SQLiteExecutor
@@ -166,7 +184,6 @@ public actor KecalekClient {
         self.decryptor = decryptor
         self.clock = clock
         self.log = logger.scoped("kecalek")
-        (changes, changeContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
     // MARK: Connection
@@ -219,7 +236,7 @@ public actor KecalekClient {
     }
 
     /// Closes the connection for good: pending requests fail with ``KecalekError/closed``, no reconnect
-    /// follows, and ``changes`` finishes.
+    /// follows, and every ``changes(bufferingLimit:)`` stream finishes once its buffer is read.
     public func close() async {
         closed = true
         reconnectTask?.cancel()
@@ -230,7 +247,7 @@ public actor KecalekClient {
         setState(.disconnected)
         resumeWaiters(connected: false)
         await open?.close()
-        changeContinuation.finish()
+        broadcaster.finish()
     }
 
     /// Drops the current connection as if the network went away (the reconnect policy then applies).
@@ -243,7 +260,7 @@ public actor KecalekClient {
     private func setState(_ state: KecalekConnectionState) {
         guard state != connectionState else { return }
         connectionState = state
-        changeContinuation.yield(.connection(state))
+        broadcaster.publish(.connection(state))
     }
 
     private func readLoop(_ channel: KecalekChannel, generation: Int) async {
@@ -456,7 +473,7 @@ public actor KecalekClient {
         }
     }
 
-    func emit(_ change: KecalekChange) { changeContinuation.yield(change) }
+    func emit(_ change: KecalekChange) { broadcaster.publish(change) }
 
     var currentGeneration: Int { generation }
 }

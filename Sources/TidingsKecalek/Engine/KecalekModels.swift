@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 /// A decrypted message as the cache stores it and the app shows it.
 ///
@@ -168,7 +169,13 @@ public enum KecalekChange: Sendable, Hashable {
     case refreshed(conversationID: String, newMessageIDs: [String], deletedMessageIDs: [String])
     /// A message could not be applied.
     case issue(KecalekMessageIssue)
+    /// This subscriber read too slowly and `count` changes were dropped from its buffer: what it shows may
+    /// be stale, so it re-reads its state. The changes after this one are delivered as usual.
+    case missedChanges(count: Int)
 }
+
+/// One subscriber's stream of ``KecalekChange``s (see ``KecalekClient/changes(bufferingLimit:)``).
+public typealias KecalekChanges = ChangeSubscription<KecalekChange>
 
 /// Whether the client has a live connection.
 public enum KecalekConnectionState: Sendable, Hashable {

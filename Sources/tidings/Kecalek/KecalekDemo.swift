@@ -53,8 +53,9 @@ let kecalekDemoPart = DemoPart(name: "kecalek", title: "Kecalek: incremental syn
 
     let sentBefore = await relaunched.totalBytesSent
     let receivedBefore = await relaunched.totalBytesReceived
+    let changes = relaunched.changes
     let refreshed = Task {
-        for await change in relaunched.changes {
+        for await change in changes {
             if case .refreshed(_, let new, _) = change { return new.count }
         }
         return 0

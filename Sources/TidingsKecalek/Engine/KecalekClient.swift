@@ -315,7 +315,7 @@ public actor KecalekClient {
     ///
     /// - Returns: The outcome (a non-`ok` status is a ``KecalekError/server`` failure) and the record of
     ///   what crossed the wire.
-    func request(_ type: String, _ parameters: [String: KecalekJSON], items: (KecalekResponse) -> Int = { _ in 0 })
+    func request(_ type: String, _ parameters: [String: JSONValue], items: (KecalekResponse) -> Int = { _ in 0 })
         async -> (Result<KecalekResponse, KecalekError>, KecalekRequestRecord)
     {
         let frame = KecalekRequest(type: type, requestID: UUID().uuidString.lowercased(), parameters: parameters)

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 /// A Socket.IO 5 client for one namespace, with acknowledgements, binary attachments, a bounded send
 /// buffer and automatic reconnection.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TidingsCore
 import TidingsNet
 
 /// One client connected to one Socket.IO namespace of a sandbox server.

@@ -1,0 +1,178 @@
+import Synchronization
+
+/// Matches the responses of a message-based protocol to the requests waiting for them.
+///
+/// Guarantees:
+/// - Every request gets an ID that no pending request holds (IDs increase, wrap at the end of the
+///   range and skip held ones).
+/// - Each request ends exactly once: with its response, a timeout on the injected clock,
+///   ``MessagingError/connectionLost`` from ``failAll(_:)`` or a failed send, or
+///   ``MessagingError/cancelled`` when its task is cancelled. Its entry and timer go with it, so a
+///   response arriving later is not matched (``resolve(_:with:)`` returns false).
+///
+/// It knows no wire format: the caller builds and sends the message for an ID, and hands every
+/// inbound response to ``resolve(_:with:)`` (or ``deliver(_:)`` for a ``CorrelatedResponse``).
+///
+/// For example:
+/// ```swift
+/// let requests = RequestCorrelator<Reply>(clock: ContinuousClock())
+/// let outcome = await requests.request(timeout: .seconds(10)) { id in
+///     try await socket.send(Request(id: id.description, type: "ping").encoded())
+/// }
+/// // on the read loop:
+/// requests.resolve(RequestID(wire: reply.id)!, with: reply)
+/// ```
+public final class RequestCorrelator<Response: Sendable>: Sendable {
+    private typealias Outcome = Result<Response, MessagingError>
+
+    private struct Entry {
+        var continuation: CheckedContinuation<Outcome, Never>?
+        /// Set when the request ended before its task started waiting.
+        var outcome: Outcome?
+        var timer: Task<Void, Never>?
+    }
+
+    private struct State {
+        var ids: RequestIDSequence
+        var pending: [UInt64: Entry] = [:]
+    }
+
+    private let clock: any Clock<Duration>
+    private let state: Mutex<State>
+
+    /// Creates a correlator.
+    ///
+    /// - Parameters:
+    ///   - clock: Runs every request timeout.
+    ///   - ids: The IDs to issue, in order, wrapping at the end.
+    public init(clock: any Clock<Duration>, ids: ClosedRange<UInt64> = 1...UInt64.max) {
+        self.clock = clock
+        self.state = Mutex(State(ids: RequestIDSequence(range: ids)))
+    }
+
+    /// How many requests are waiting for a response.
+    public var pendingCount: Int { state.withLock { $0.pending.count } }
+
+    /// Sends one request and waits for its response, at most `timeout` on the clock.
+    ///
+    /// `send` runs on the caller's actor with the request's ID before the wait starts; a response
+    /// that arrives while it is still running is kept. If `send` throws a ``MessagingError`` the
+    /// request fails with it; any other error fails it with ``MessagingError/connectionLost``.
+    public func request(
+        timeout: Duration, isolation: isolated (any Actor)? = #isolation,
+        send: (RequestID) async throws -> Void
+    ) async -> Result<Response, MessagingError> {
+        let reserved = state.withLock { state -> RequestID? in
+            let pending = state.pending
+            guard let id = state.ids.take(isTaken: { pending[$0] != nil }, taken: pending.count) else {
+                return nil
+            }
+            state.pending[id.rawValue] = Entry()
+            return id
+        }
+        guard let id = reserved else {
+            return .failure(MessagingError.tooManyPending.with(detail: "every request ID is pending"))
+        }
+        startTimer(id, timeout: timeout)
+        return await withTaskCancellationHandler {
+            do {
+                try await send(id)
+            } catch let error as MessagingError {
+                finish(id.rawValue, with: .failure(error))
+            } catch {
+                finish(id.rawValue, with: .failure(MessagingError.connectionLost.with(detail: "send failed")))
+            }
+            return await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                let early = state.withLock { state -> Outcome? in
+                    guard var entry = state.pending[id.rawValue] else {
+                        return .failure(.cancelled)
+                    }
+                    if let outcome = entry.outcome {
+                        state.pending[id.rawValue] = nil
+                        return outcome
+                    }
+                    entry.continuation = continuation
+                    state.pending[id.rawValue] = entry
+                    return nil
+                }
+                if let early { continuation.resume(returning: early) }
+            }
+        } onCancel: {
+            finish(id.rawValue, with: .failure(MessagingError.cancelled))
+        }
+    }
+
+    /// Hands a response to the request with `id`.
+    ///
+    /// - Returns: false when no request with that ID is waiting (it timed out, failed, was
+    ///   cancelled, or was never issued): the response is to be ignored.
+    @discardableResult
+    public func resolve(_ id: RequestID, with response: Response) -> Bool {
+        finish(id.rawValue, with: .success(response))
+    }
+
+    /// Fails every pending request with `error`, e.g. ``MessagingError/connectionLost`` when the
+    /// connection ends.
+    public func failAll(_ error: MessagingError) {
+        let ids = state.withLock { Array($0.pending.keys) }
+        for id in ids { finish(id, with: .failure(error)) }
+    }
+
+    private func startTimer(_ id: RequestID, timeout: Duration) {
+        let timer = Task { [clock, weak self] in
+            do { try await clock.sleep(for: timeout) } catch { return }
+            self?.finish(id.rawValue, with: .failure(MessagingError.timeout.with(detail: "no answer in \(timeout)")))
+        }
+        let ended = state.withLock { state -> Bool in
+            guard state.pending[id.rawValue] != nil else { return true }
+            state.pending[id.rawValue]?.timer = timer
+            return false
+        }
+        if ended { timer.cancel() }
+    }
+
+    /// Ends a request once: resumes its waiting task, or records the outcome for it to pick up.
+    @discardableResult
+    private func finish(_ id: UInt64, with outcome: Outcome) -> Bool {
+        let ended = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, Task<Void, Never>?)? in
+            guard var entry = state.pending[id], entry.outcome == nil else { return nil }
+            if let continuation = entry.continuation {
+                state.pending[id] = nil
+                return (continuation, entry.timer)
+            }
+            entry.outcome = outcome
+            let timer = entry.timer
+            entry.timer = nil
+            state.pending[id] = entry
+            return (nil, timer)
+        }
+        guard let (continuation, timer) = ended else { return false }
+        timer?.cancel()
+        continuation?.resume(returning: outcome)
+        return true
+    }
+}
+
+/// An inbound message that may answer a request: the ID it echoes, or nil for a notification.
+public protocol CorrelatedResponse: Sendable {
+    /// The ID of the request this message answers; nil when it answers none.
+    var correlationID: RequestID? { get }
+}
+
+/// What ``RequestCorrelator/deliver(_:)`` did with an inbound message.
+public enum CorrelatedDelivery: Sendable, Equatable {
+    /// It answered a waiting request.
+    case resolved
+    /// It carries an ID no request is waiting for (late, unknown or not ours): ignore it.
+    case unmatched
+    /// It carries no ID: a notification for the caller to apply.
+    case notification
+}
+
+extension RequestCorrelator where Response: CorrelatedResponse {
+    /// Hands an inbound message to the request it answers, if any.
+    public func deliver(_ message: Response) -> CorrelatedDelivery {
+        guard let id = message.correlationID else { return .notification }
+        return resolve(id, with: message) ? .resolved : .unmatched
+    }
+}

@@ -5,8 +5,8 @@ struct KecalekReply: CorrelatedResponse {
     let response: KecalekResponse
     let frameSize: Int
 
-    /// The ID the response echoes; a `request_id` this client did not issue matches no request.
-    var correlationID: RequestID? { RequestID(wire: response.requestID) }
+    /// The `request_id` the response echoes.
+    var correlationID: String? { response.requestID }
 }
 
 extension KecalekError {

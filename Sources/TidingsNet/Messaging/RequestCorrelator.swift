@@ -153,10 +153,11 @@ public final class RequestCorrelator<Response: Sendable>: Sendable {
     }
 }
 
-/// An inbound message that may answer a request: the ID it echoes, or nil for a notification.
+/// An inbound message that may answer a request: the request ID it echoes, or nil for a notification.
 public protocol CorrelatedResponse: Sendable {
-    /// The ID of the request this message answers; nil when it answers none.
-    var correlationID: RequestID? { get }
+    /// The request ID as the message carries it (text or a number's decimal digits); nil when the
+    /// message answers no request.
+    var correlationID: String? { get }
 }
 
 /// What ``RequestCorrelator/deliver(_:)`` did with an inbound message.
@@ -172,7 +173,8 @@ public enum CorrelatedDelivery: Sendable, Equatable {
 extension RequestCorrelator where Response: CorrelatedResponse {
     /// Hands an inbound message to the request it answers, if any.
     public func deliver(_ message: Response) -> CorrelatedDelivery {
-        guard let id = message.correlationID else { return .notification }
+        guard let text = message.correlationID else { return .notification }
+        guard let id = RequestID(wire: text) else { return .unmatched }
         return resolve(id, with: message) ? .resolved : .unmatched
     }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Matches the responses of a message-based protocol to the requests waiting for them.
 ///
 /// Guarantees:
@@ -23,22 +21,7 @@ import Synchronization
 /// requests.resolve(RequestID(wire: reply.id)!, with: reply)
 /// ```
 public final class RequestCorrelator<Response: Sendable>: Sendable {
-    private typealias Outcome = Result<Response, MessagingError>
-
-    private struct Entry {
-        var continuation: CheckedContinuation<Outcome, Never>?
-        /// Set when the request ended before its task started waiting.
-        var outcome: Outcome?
-        var timer: Task<Void, Never>?
-    }
-
-    private struct State {
-        var ids: RequestIDSequence
-        var pending: [UInt64: Entry] = [:]
-    }
-
-    private let clock: any Clock<Duration>
-    private let state: Mutex<State>
+    private let waits: OneShotWaits<Result<Response, MessagingError>>
 
     /// Creates a correlator.
     ///
@@ -46,12 +29,11 @@ public final class RequestCorrelator<Response: Sendable>: Sendable {
     ///   - clock: Runs every request timeout.
     ///   - ids: The IDs to issue, in order, wrapping at the end.
     public init(clock: any Clock<Duration>, ids: ClosedRange<UInt64> = 1...UInt64.max) {
-        self.clock = clock
-        self.state = Mutex(State(ids: RequestIDSequence(range: ids)))
+        self.waits = OneShotWaits(clock: clock, keys: ids)
     }
 
     /// How many requests are waiting for a response.
-    public var pendingCount: Int { state.withLock { $0.pending.count } }
+    public var pendingCount: Int { waits.count }
 
     /// Sends one request and waits for its response, at most `timeout` on the clock.
     ///
@@ -62,44 +44,19 @@ public final class RequestCorrelator<Response: Sendable>: Sendable {
         timeout: Duration, isolation: isolated (any Actor)? = #isolation,
         send: (RequestID) async throws -> Void
     ) async -> Result<Response, MessagingError> {
-        let reserved = state.withLock { state -> RequestID? in
-            let pending = state.pending
-            guard let id = state.ids.take(isTaken: { pending[$0] != nil }, taken: pending.count) else {
-                return nil
-            }
-            state.pending[id.rawValue] = Entry()
-            return id
-        }
-        guard let id = reserved else {
+        guard let key = waits.reserve() else {
             return .failure(MessagingError.tooManyPending.with(detail: "every request ID is pending"))
         }
-        startTimer(id, timeout: timeout)
-        return await withTaskCancellationHandler {
-            do {
-                try await send(id)
-            } catch let error as MessagingError {
-                finish(id.rawValue, with: .failure(error))
-            } catch {
-                finish(id.rawValue, with: .failure(MessagingError.connectionLost.with(detail: "send failed")))
-            }
-            return await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                let early = state.withLock { state -> Outcome? in
-                    guard var entry = state.pending[id.rawValue] else {
-                        return .failure(.cancelled)
-                    }
-                    if let outcome = entry.outcome {
-                        state.pending[id.rawValue] = nil
-                        return outcome
-                    }
-                    entry.continuation = continuation
-                    state.pending[id.rawValue] = entry
-                    return nil
-                }
-                if let early { continuation.resume(returning: early) }
-            }
-        } onCancel: {
-            finish(id.rawValue, with: .failure(MessagingError.cancelled))
+        waits.expire(
+            key, after: timeout, with: .failure(MessagingError.timeout.with(detail: "no answer in \(timeout)")))
+        do {
+            try await send(RequestID(key))
+        } catch let error as MessagingError {
+            waits.finish(key, with: .failure(error))
+        } catch {
+            waits.finish(key, with: .failure(MessagingError.connectionLost.with(detail: "send failed")))
         }
+        return await waits.wait(key, cancelled: .failure(MessagingError.cancelled))
     }
 
     /// Hands a response to the request with `id`.
@@ -108,48 +65,13 @@ public final class RequestCorrelator<Response: Sendable>: Sendable {
     ///   cancelled, or was never issued): the response is to be ignored.
     @discardableResult
     public func resolve(_ id: RequestID, with response: Response) -> Bool {
-        finish(id.rawValue, with: .success(response))
+        waits.finish(id.rawValue, with: .success(response))
     }
 
     /// Fails every pending request with `error`, e.g. ``MessagingError/connectionLost`` when the
     /// connection ends.
     public func failAll(_ error: MessagingError) {
-        let ids = state.withLock { Array($0.pending.keys) }
-        for id in ids { finish(id, with: .failure(error)) }
-    }
-
-    private func startTimer(_ id: RequestID, timeout: Duration) {
-        let timer = Task { [clock, weak self] in
-            do { try await clock.sleep(for: timeout) } catch { return }
-            self?.finish(id.rawValue, with: .failure(MessagingError.timeout.with(detail: "no answer in \(timeout)")))
-        }
-        let ended = state.withLock { state -> Bool in
-            guard state.pending[id.rawValue] != nil else { return true }
-            state.pending[id.rawValue]?.timer = timer
-            return false
-        }
-        if ended { timer.cancel() }
-    }
-
-    /// Ends a request once: resumes its waiting task, or records the outcome for it to pick up.
-    @discardableResult
-    private func finish(_ id: UInt64, with outcome: Outcome) -> Bool {
-        let ended = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, Task<Void, Never>?)? in
-            guard var entry = state.pending[id], entry.outcome == nil else { return nil }
-            if let continuation = entry.continuation {
-                state.pending[id] = nil
-                return (continuation, entry.timer)
-            }
-            entry.outcome = outcome
-            let timer = entry.timer
-            entry.timer = nil
-            state.pending[id] = entry
-            return (nil, timer)
-        }
-        guard let (continuation, timer) = ended else { return false }
-        timer?.cancel()
-        continuation?.resume(returning: outcome)
-        return true
+        waits.finishAll(with: .failure(error))
     }
 }
 

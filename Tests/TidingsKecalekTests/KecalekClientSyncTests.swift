@@ -175,6 +175,10 @@ import TidingsSandbox
         #expect(page.traffic.totalBytes == 0)
         // Once the server is reachable again the client gets back on its own.
         gate.refusing = false
+        // The attempt refused last may still be on its way back to sleep: advancing before its sleep is
+        // registered would leave its deadline after the advance (if that attempt connects instead, no
+        // one sleeps and this wait gives up harmlessly).
+        _ = await harness.clock.waitForSleepers(1)
         await harness.clock.advance(by: .seconds(30))
         #expect(await eventually { await harness.client.connectionState == .connected })
         await harness.client.close()

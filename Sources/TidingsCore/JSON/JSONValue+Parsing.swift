@@ -6,7 +6,9 @@ extension JSONValue {
 
     /// Parses one JSON value from `text`, which may have white space around it.
     ///
-    /// - Parameter maximumDepth: the deepest nesting of arrays and objects accepted.
+    /// - Parameters:
+    ///   - text: The JSON text.
+    ///   - maximumDepth: The deepest nesting of arrays and objects accepted.
     /// - Throws: ``JSONParseError`` for anything that is not exactly one JSON value, or that nests
     ///   deeper than `maximumDepth`.
     public init(parsing text: String, maximumDepth: Int = JSONValue.maximumNestingDepth) throws(JSONParseError) {
@@ -17,7 +19,9 @@ extension JSONValue {
 
     /// Parses one JSON value from UTF-8 bytes (invalid UTF-8 in strings becomes U+FFFD).
     ///
-    /// - Parameter maximumDepth: the deepest nesting of arrays and objects accepted.
+    /// - Parameters:
+    ///   - bytes: The JSON text as UTF-8.
+    ///   - maximumDepth: The deepest nesting of arrays and objects accepted.
     /// - Throws: ``JSONParseError`` for anything that is not exactly one JSON value, or that nests
     ///   deeper than `maximumDepth`.
     public init(parsing bytes: some Collection<UInt8>, maximumDepth: Int = JSONValue.maximumNestingDepth)

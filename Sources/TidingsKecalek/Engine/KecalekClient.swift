@@ -37,7 +37,7 @@ public actor KecalekClient {
         /// Whether a lost connection is reopened automatically.
         public var reconnects: Bool
         /// The delays before reconnect attempts: full jitter below a ceiling that doubles per failed attempt
-        /// from `base` up to `cap` (see ``Backoff``); each outage starts again from `base`.
+        /// from `base` up to `cap` (see `Backoff` in TidingsCore); each outage starts again from `base`.
         public var reconnectBackoff: Backoff
         /// The most `get_messages` pages one incremental sync asks for before answering.
         public var maximumIncrementalPages: Int

@@ -1,6 +1,6 @@
 import TidingsCore
 
-/// Reopens a lost connection: waits a ``Backoff`` delay (full jitter, capped) on the injected clock
+/// Reopens a lost connection: waits a `Backoff` delay (full jitter, capped) on the injected clock
 /// before each attempt, until one succeeds or the task is cancelled.
 ///
 /// A copy of the backoff is used per run, so every outage starts again from its base delay.
@@ -19,8 +19,10 @@ public struct ReconnectDriver: Sendable {
 
     /// Runs attempts until one returns true.
     ///
-    /// - Parameter attempt: One try to reconnect; returns true when the loop should stop (connected,
-    ///   or no longer wanted). It runs on the caller's actor.
+    /// - Parameters:
+    ///   - isolation: The caller's actor, on which `attempt` runs.
+    ///   - attempt: One try to reconnect; returns true when the loop should stop (connected, or no
+    ///     longer wanted).
     /// - Returns: The number of attempts made, or nil when the task was cancelled first.
     @discardableResult
     public func run(isolation: isolated (any Actor)? = #isolation, attempt: () async -> Bool) async -> Int? {

@@ -24,13 +24,17 @@ let package = Package(
         // Owned by the Socket.IO client (branch `socketio`): Socket.IO packet decoder.
         .executableTarget(
             name: "FuzzSocketIOPacket",
-            dependencies: [.product(name: "TidingsNet", package: "Tidings")],
+            dependencies: [
+                .product(name: "TidingsCore", package: "Tidings"), .product(name: "TidingsNet", package: "Tidings"),
+            ],
             swiftSettings: fuzzerSettings
         ),
         // The Kecalek backend: inbound frames, JSON values, messages and timestamps from the server.
         .executableTarget(
             name: "FuzzKecalekFrame",
-            dependencies: [.product(name: "TidingsKecalek", package: "Tidings")],
+            dependencies: [
+                .product(name: "TidingsCore", package: "Tidings"), .product(name: "TidingsKecalek", package: "Tidings"),
+            ],
             swiftSettings: fuzzerSettings
         ),
         // The polling pool's HTTP/1.1 response parser: status line, headers, chunked and fixed bodies.

@@ -98,14 +98,14 @@ private func kecalekK2(_ reporter: BenchReporter) async throws {
         for conversation in 0..<conversations {
             try cache.write { writer in
                 for index in 0..<perConversation {
-                    let payload: KecalekJSON = ["text": .string("#\(index) \(filler)")]
+                    let payload: JSONValue = ["text": .string("#\(index) \(filler)")]
                     _ = try writer.upsert(
                         KecalekMessage(
                             messageID: "m-\(conversation)-\(index)", conversationID: "c-\(conversation)",
                             senderID: index % 2 == 0 ? "bob" : "alice",
                             createdAt: KecalekTimestamp(
                                 microseconds: start + Int64(index * conversations + conversation) * 1000),
-                            payload: payload.encoded(),
+                            payload: payload.jsonData(sortedKeys: true),
                             reactions: index % 10 == 0 ? [.init(userID: "bob", emoji: "👍")] : []))
                 }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 import TidingsNet
 
 /// `tidings-bench socketio`: Tidings' Socket.IO client against python-socketio's own AsyncClient,
@@ -91,12 +92,12 @@ enum SocketIOBench {
         progress("  round trips")
         let client = SocketIOClient(url: url, transports: transports, configuration: configuration)
         try await client.connect()
-        for index in 0..<50 { _ = try await client.emitWithAck("echo", .int(index)) }
+        for index in 0..<50 { _ = try await client.emitWithAck("echo", .int(Int64(index))) }
 
         var roundTrips: [Double] = []
         for index in 0..<max(acks / scale, 1) {
             roundTrips.append(
-                try await measureSecondsAsync { _ = try await client.emitWithAck("echo", .int(index)) } * 1000)
+                try await measureSecondsAsync { _ = try await client.emitWithAck("echo", .int(Int64(index))) } * 1000)
         }
 
         progress("  pipelined")
@@ -105,7 +106,9 @@ enum SocketIOBench {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<inFlight {
                     if index >= window { try await group.next() }
-                    group.addTask { _ = try await client.emitWithAck("echo", .int(index), timeout: .seconds(60)) }
+                    group.addTask {
+                        _ = try await client.emitWithAck("echo", .int(Int64(index)), timeout: .seconds(60))
+                    }
                 }
                 try await group.waitForAll()
             }

@@ -70,7 +70,7 @@ import Testing
                 url: server.url, transports: transports, configuration: .init(maximumBufferedEvents: 16))
             try await client.connect()
             let count = 3_000
-            try await client.emit("burst", .int(count))
+            try await client.emit("burst", .int(Int64(count)))
             while client.bufferedEvents.count < 16 {
                 try Task.checkCancellation()
                 await Task.yield()

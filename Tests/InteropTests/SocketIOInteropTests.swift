@@ -1,6 +1,7 @@
 import Foundation
 import PeerSupport
 import Testing
+import TidingsCore
 import TidingsNet
 
 /// Tidings' Socket.IO client against python-socketio 5.18 (aiohttp) on loopback
@@ -121,8 +122,8 @@ import TidingsNet
         let recorder = SocketIOEventRecorder(client)
         try await client.connect()
         for _ in 0..<100 { try await client.emit("count", "many") }
-        let pending = (0..<40).map { index in Task { try await client.emitWithAck("echo", .int(index)) } }
-        for (index, task) in pending.enumerated() { #expect(try await task.value == [.int(index)]) }
+        let pending = (0..<40).map { index in Task { try await client.emitWithAck("echo", .int(Int64(index))) } }
+        for (index, task) in pending.enumerated() { #expect(try await task.value == [.int(Int64(index))]) }
         #expect(try await client.emitWithAck("stats") == [["many": 100]])
         #expect(try await client.emitWithAck("burst", 50) == [50])
         #expect(

@@ -25,7 +25,7 @@ import TidingsSandbox
         let log = await harness.takeLog()
         #expect(
             log.filter { $0.type == "mark_read" }.map { $0.request.parameters["message_ids"] } == [
-                .array(unread.map(KecalekJSON.string))
+                .array(unread.map(JSONValue.string))
             ])
         #expect(try harness.cache.pendingReads(conversationID: conversation).isEmpty)
         for id in unread {

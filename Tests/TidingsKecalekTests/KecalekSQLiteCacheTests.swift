@@ -15,10 +15,11 @@ import TidingsSandbox
     private func message(_ id: String, at micros: Int64, text: String = "tajné", control: Bool = false)
         -> KecalekMessage
     {
-        let payload: KecalekJSON = control ? ["_control": .string(text)] : ["text": .string(text)]
+        let payload: JSONValue = control ? ["_control": .string(text)] : ["text": .string(text)]
         return KecalekMessage(
             messageID: id, conversationID: "c", senderID: "bob", createdAt: KecalekTimestamp(microseconds: micros),
-            payload: payload.encoded(), reactions: [.init(userID: "carol", emoji: "👍")], pinned: id == "2",
+            payload: payload.jsonData(sortedKeys: true), reactions: [.init(userID: "carol", emoji: "👍")],
+            pinned: id == "2",
             readBy: [.init(userID: "alice", readAt: nil)])
     }
 
@@ -142,13 +143,13 @@ import TidingsSandbox
             let cache = try KecalekSQLiteCache(path: path, key: key)
             try cache.write { writer in
                 for index in 0..<40 {
-                    let payload: KecalekJSON =
+                    let payload: JSONValue =
                         index == 39 ? ["_control": .string("rotate")] : ["text": .string("x\(index)")]
                     _ = try writer.upsert(
                         KecalekMessage(
                             messageID: "msg-Xy7Secret-\(index)", conversationID: "conv-Zq9Secret",
                             senderID: "sender-Mallory", createdAt: KecalekTimestamp(microseconds: Int64(index) * 1_000),
-                            payload: payload.encoded()))
+                            payload: payload.jsonData(sortedKeys: true)))
                 }
                 // The sync point and the pending mark_read set are keyed by tags and sealed too.
                 try writer.setSyncState(

@@ -12,6 +12,10 @@ struct KecalekHarness {
     let recorder: ChangeRecorder
     let logs: LogCollector
 
+    /// The client's default 1–30 s reconnect backoff with its jitter pinned to the ceiling (1, 2, 4, … s), so
+    /// a test that advances the virtual clock sees the same schedule every run.
+    static let reproducibleBackoff = Backoff(base: .seconds(1), cap: .seconds(30), random: { 1 })
+
     static let me = "alice"
     static let other = "bob"
     static let conversation = "general"
@@ -21,6 +25,7 @@ struct KecalekHarness {
     ///   - reconnects: whether the client reconnects on its own.
     init(
         seeded: Int = 0, reconnects: Bool = true, reconnectWait: Duration = .seconds(10),
+        reconnectBackoff: Backoff = KecalekHarness.reproducibleBackoff,
         cache: (any KecalekMessageCache)? = nil, transport: ((KecalekSandboxServer) -> any KecalekTransport)? = nil
     ) async throws {
         server = KecalekSandboxServer(clock: clock)
@@ -34,7 +39,9 @@ struct KecalekHarness {
         let logs = LogCollector()
         self.logs = logs
         client = KecalekClient(
-            configuration: .init(userID: Self.me, reconnectWait: reconnectWait, reconnects: reconnects),
+            configuration: .init(
+                userID: Self.me, reconnectWait: reconnectWait, reconnects: reconnects,
+                reconnectBackoff: reconnectBackoff),
             transport: transport?(server) ?? server.transport(userID: Self.me), cache: cache, decryptor: server.cipher,
             clock: clock, logger: TidingsLogger(subsystem: "test", minimumLevel: .debug) { logs.append($0) })
         // Subscribed before connecting, so the recorder sees every change; a large buffer, since it must

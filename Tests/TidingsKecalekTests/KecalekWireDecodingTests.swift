@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TidingsCore
 
 @testable import TidingsKecalek
 
@@ -22,8 +23,8 @@ import Testing
         let markRead = try KecalekRequest(frame: frames[4])
         #expect(markRead.parameters["message_ids"] == ["only-unread-msg-id-1"])
         // Encoding puts type and request_id next to the parameters, as in the document.
-        let encoded = try KecalekJSON.parse(request.encoded())
-        #expect(encoded == (try KecalekJSON.parse(frames[0])))
+        let encoded = try JSONValue(kecalekFrame: request.encoded())
+        #expect(encoded == (try JSONValue(kecalekFrame: frames[0])))
     }
 
     @Test func aPageDecodesLenientlyMessageByMessage() throws {
@@ -108,10 +109,10 @@ import Testing
     }
 
     @Test func jsonEncodingEscapesAndSortsKeys() throws {
-        let value: KecalekJSON = ["b": "line\n\"quote\"\u{01}", "a": [1, .double(2.5), true, nil]]
-        let text = String(decoding: value.encoded(), as: UTF8.self)
+        let value: JSONValue = ["b": "line\n\"quote\"\u{01}", "a": [1, .double(2.5), true, nil]]
+        let text = String(decoding: value.kecalekFrame, as: UTF8.self)
         #expect(text == #"{"a":[1,2.5,true,null],"b":"line\n\"quote\"\u0001"}"#)
-        #expect(try KecalekJSON.parse(value.encoded()) == value)
+        #expect(try JSONValue(kecalekFrame: value.kecalekFrame) == value)
     }
 
     @Test func truncatedAndMutatedFramesNeverTrap() throws {

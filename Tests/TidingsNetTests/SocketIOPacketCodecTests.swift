@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TidingsCore
 
 @testable import TidingsNet
 
@@ -70,34 +71,5 @@ import Testing
         for text in cases {
             #expect(throws: SocketIOError.malformedPacket, "\(text.prefix(20))") { try SocketIOPacket.decode(text) }
         }
-    }
-}
-
-@Suite(.timeLimit(.minutes(1))) struct JSONValueTextTests {
-    @Test func roundTripsEveryKind() throws {
-        let value: JSONValue = [
-            "s": "quote \" backslash \\ tab \t nul \u{0} emoji 🎉", "i": -9_007_199_254_740_993, "d": 0.1,
-            "e": 1e300, "b": false, "n": nil, "a": [[], [:], [1]],
-        ]
-        #expect(try JSONValue(parsing: value.jsonString()) == value)
-    }
-
-    @Test func parsesSurrogatePairsAndReplacesLoneOnes() throws {
-        #expect(try JSONValue(parsing: #""\ud83c\udf89""#) == "🎉")
-        #expect(try JSONValue(parsing: #""\ud83c x""#) == "\u{FFFD} x")
-        #expect(try JSONValue(parsing: #""\udf89""#) == "\u{FFFD}")
-    }
-
-    @Test func refusesWhatIsNotJSON() {
-        for text in ["", "01", "1.", "-", "tru", "[1,]", "{\"a\"}", "\"\u{1}\"", "1e999", "[] []", "{1:2}", "nulL"] {
-            #expect(throws: JSONParseError.self, "\(text)") { try JSONValue(parsing: text) }
-        }
-    }
-
-    @Test func codableMatchesTheTextForm() throws {
-        let value: JSONValue = ["list": [1, 2.5, "x", nil, true]]
-        let data = try JSONEncoder().encode(value)
-        #expect(try JSONDecoder().decode(JSONValue.self, from: data) == value)
-        #expect(try JSONValue(parsing: data) == value)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TidingsCore
 import TidingsNet
 import TidingsSandboxKit
 
@@ -13,7 +14,7 @@ import TidingsSandboxKit
         root.events["echo"] = { _, arguments in arguments }
         root.events["binary"] = { _, arguments in
             let bytes = arguments.first?.binaryValue ?? []
-            return [.int(bytes.count), .binary(bytes.reversed())]
+            return [.int(Int64(bytes.count)), .binary(bytes.reversed())]
         }
         var chat = SandboxSocketIOServer.Namespace()
         chat.authorize = { $0?["token"]?.stringValue == "t" }

@@ -1,3 +1,4 @@
+import TidingsCore
 import TidingsNet
 
 /// libFuzzer entry point: the Socket.IO decoder, the attachment assembler and the JSON parser must

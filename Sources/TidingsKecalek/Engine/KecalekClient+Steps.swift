@@ -1,8 +1,9 @@
 import Foundation
+import TidingsCore
 
 /// The steps syncs share: decoding, decrypting, `mark_read`, the cache answer, receipts.
 extension KecalekClient {
-    func decodeWire(_ raw: [KecalekJSON], conversationID: String) -> (
+    func decodeWire(_ raw: [JSONValue], conversationID: String) -> (
         messages: [KecalekWireMessage], issues: [KecalekMessageIssue]
     ) {
         var messages: [KecalekWireMessage] = []
@@ -19,7 +20,7 @@ extension KecalekClient {
 
     /// Decodes one message of a page of `conversationID`; a malformed one, or one that belongs to another
     /// conversation, is recorded in `issues` and gives nil.
-    func decodeWire(_ element: KecalekJSON, conversationID: String, issues: inout [KecalekMessageIssue])
+    func decodeWire(_ element: JSONValue, conversationID: String, issues: inout [KecalekMessageIssue])
         -> KecalekWireMessage?
     {
         let wire: KecalekWireMessage
@@ -58,7 +59,7 @@ extension KecalekClient {
     func open(_ wire: KecalekWireMessage) throws -> KecalekMessage {
         let payload = try decryptor.decrypt(
             wire.encryptedPayload, conversationID: wire.conversationID, messageID: wire.messageID)
-        guard (try? KecalekJSON.parse(payload))?.objectValue != nil else {
+        guard (try? JSONValue(kecalekFrame: payload))?.objectValue != nil else {
             throw KecalekError(.decryption, operation: wire.messageID, detail: "payload is not a JSON object")
         }
         return KecalekMessage(
@@ -66,7 +67,7 @@ extension KecalekClient {
             createdAt: wire.createdAt, payload: payload, reactions: wire.reactions, pinned: wire.pinned)
     }
 
-    func issue(for element: KecalekJSON, conversationID: String, error: any Error) -> KecalekMessageIssue {
+    func issue(for element: JSONValue, conversationID: String, error: any Error) -> KecalekMessageIssue {
         KecalekMessageIssue(
             messageID: element["message_id"]?.identifierValue, conversationID: conversationID, error: asKecalek(error))
     }
@@ -113,7 +114,7 @@ extension KecalekClient {
         guard !unread.isEmpty else { return [] }
         let (outcome, record) = await request(
             "mark_read",
-            ["conversation_id": .string(conversationID), "message_ids": .array(unread.map(KecalekJSON.string))],
+            ["conversation_id": .string(conversationID), "message_ids": .array(unread.map(JSONValue.string))],
             items: { _ in unread.count })
         traffic.requests.append(record)
         guard case .success = outcome else {

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 extension KecalekClient {
     /// The newest `limit` messages of a conversation (offset 0), or an older page (`offset > 0`),
@@ -387,7 +388,7 @@ extension KecalekClient {
 
     /// Decodes, decrypts and upserts a page's messages one by one inside one transaction, so that no
     /// decoded copy of the whole page exists unless `keep` asks for it.
-    func storePage(_ data: KecalekJSON, conversationID: String, keep: Bool) throws -> StoredPage {
+    func storePage(_ data: JSONValue, conversationID: String, keep: Bool) throws -> StoredPage {
         var page = StoredPage()
         var receipts: [KecalekWireMessage] = []
         let announced = deletedDuringSync[conversationID] ?? []

@@ -1,5 +1,6 @@
 import Foundation
 import TidingsCore
+import TidingsNet
 
 /// The Kecalek engine: owns the connection, the message cache and the clock, syncs conversations
 /// incrementally and applies server notifications.
@@ -37,42 +38,29 @@ public actor KecalekClient {
         public var reconnectWait: Duration
         /// Whether a lost connection is reopened automatically.
         public var reconnects: Bool
-        /// The delay before the first reconnect attempt; doubled per failure up to ``maximumReconnectDelay``.
-        public var initialReconnectDelay: Duration
-        /// The longest delay between reconnect attempts.
-        public var maximumReconnectDelay: Duration
+        /// The delays before reconnect attempts: full jitter below a ceiling that doubles per failed attempt
+        /// from `base` up to `cap` (see `Backoff` in TidingsCore); each outage starts again from `base`.
+        public var reconnectBackoff: Backoff
         /// The most `get_messages` pages one incremental sync asks for before answering.
         public var maximumIncrementalPages: Int
         /// How many conversations (the most recently opened) a reconnect refreshes; older ones are
         /// refreshed when opened again, not on every reconnect forever.
         public var maximumOpenConversations: Int
 
-        /// Creates a configuration with the defaults (10 s timeout, 10 s reconnect wait, 1–30 s backoff, 20
-        /// pages, 16 open conversations).
+        /// Creates a configuration with the defaults (10 s timeout, 10 s reconnect wait, reconnect backoff
+        /// with full jitter from 1 s capped at 30 s, 20 pages, 16 open conversations).
         public init(
             userID: String, requestTimeout: Duration = .seconds(10), reconnectWait: Duration = .seconds(10),
-            reconnects: Bool = true, initialReconnectDelay: Duration = .seconds(1),
-            maximumReconnectDelay: Duration = .seconds(30), maximumIncrementalPages: Int = 20,
-            maximumOpenConversations: Int = 16
+            reconnects: Bool = true, reconnectBackoff: Backoff = Backoff(base: .seconds(1), cap: .seconds(30)),
+            maximumIncrementalPages: Int = 20, maximumOpenConversations: Int = 16
         ) {
             self.maximumOpenConversations = maximumOpenConversations
             self.userID = userID
             self.requestTimeout = requestTimeout
             self.reconnectWait = reconnectWait
             self.reconnects = reconnects
-            self.initialReconnectDelay = initialReconnectDelay
-            self.maximumReconnectDelay = maximumReconnectDelay
+            self.reconnectBackoff = reconnectBackoff
             self.maximumIncrementalPages = maximumIncrementalPages
-        }
-
-        /// The wait before reconnect attempt `failures + 1`: doubling from the initial delay, capped.
-        public func reconnectDelay(afterFailures failures: Int) -> Duration {
-            var delay = max(initialReconnectDelay, .zero)
-            for _ in 0..<min(failures, 16) where delay < maximumReconnectDelay {
-                // Capped before doubling: `.seconds(.max)` as "no cap" must not overflow Duration.
-                delay = delay > maximumReconnectDelay / 2 ? maximumReconnectDelay : delay * 2
-            }
-            return min(delay, maximumReconnectDelay)
         }
     }
 
@@ -127,8 +115,10 @@ public actor KecalekClient {
     /// the current one stops instead of racing the new one.
     private var reconnectEpoch = 0
     private var connectAttempt: Task<Void, any Error>?
-    private var pending: [String: PendingRequest] = [:]
-    private var waiters: [UUID: Waiter] = [:]
+    /// Requests waiting for their responses, by request ID.
+    private let requests: RequestCorrelator<KecalekReply>
+    /// Requests made while reconnecting, waiting for the connection.
+    private let reconnectWaiters: ReconnectWaiters
 
     /// Conversations opened with offset 0; refreshed after a reconnect.
     var openConversations: [String] = []
@@ -152,17 +142,6 @@ public actor KecalekClient {
     /// Read receipts seen since launch; never cached.
     var readReceipts: [String: [String: [KecalekReadReceipt]]] = [:]
 
-    private struct Waiter {
-        let continuation: CheckedContinuation<Bool, Never>
-        let timer: Task<Void, Never>
-    }
-
-    private struct PendingRequest {
-        let type: String
-        let continuation: CheckedContinuation<Result<(KecalekResponse, Int), KecalekError>, Never>
-        let timeout: Task<Void, Never>
-    }
-
     /// Creates a client; call ``connect()`` to go online (``messages(conversation:limit:offset:)``
     /// answers from the cache until then).
     ///
@@ -183,6 +162,8 @@ public actor KecalekClient {
         self.executor = cache.executor ?? SQLiteExecutor(label: "tidings.kecalek")
         self.decryptor = decryptor
         self.clock = clock
+        self.requests = RequestCorrelator(clock: clock)
+        self.reconnectWaiters = ReconnectWaiters(clock: clock)
         self.log = logger.scoped("kecalek")
     }
 
@@ -292,14 +273,11 @@ public actor KecalekClient {
         setState(.connecting)
         reconnectEpoch += 1
         let epoch = reconnectEpoch
+        let driver = ReconnectDriver(backoff: configuration.reconnectBackoff, clock: clock)
         reconnectTask = Task {
-            var failures = 0
-            while !Task.isCancelled, epoch == reconnectEpoch {
-                let delay = configuration.reconnectDelay(afterFailures: failures)
-                do { try await clock.sleep(for: delay) } catch { break }
-                guard epoch == reconnectEpoch else { break }
-                if await attemptReconnect() { break }
-                failures += 1
+            await driver.run(isolation: self) {
+                guard epoch == self.reconnectEpoch else { return true }
+                return await self.attemptReconnect()
             }
         }
     }
@@ -316,14 +294,8 @@ public actor KecalekClient {
         }
     }
 
-    private func failPending(_ error: KecalekError) {
-        let failed = pending
-        pending.removeAll()
-        for (_, request) in failed {
-            request.timeout.cancel()
-            request.continuation.resume(
-                returning: .failure(KecalekError(error.code, operation: request.type, detail: nil)))
-        }
+    private func failPending(_ error: MessagingError) {
+        requests.failAll(error)
     }
 
     // MARK: Requests
@@ -332,11 +304,9 @@ public actor KecalekClient {
     ///
     /// - Returns: The outcome (a non-`ok` status is a ``KecalekError/server`` failure) and the record of
     ///   what crossed the wire.
-    func request(_ type: String, _ parameters: [String: KecalekJSON], items: (KecalekResponse) -> Int = { _ in 0 })
+    func request(_ type: String, _ parameters: [String: JSONValue], items: (KecalekResponse) -> Int = { _ in 0 })
         async -> (Result<KecalekResponse, KecalekError>, KecalekRequestRecord)
     {
-        let frame = KecalekRequest(type: type, requestID: UUID().uuidString.lowercased(), parameters: parameters)
-        let bytes = frame.encoded()
         var record = KecalekRequestRecord(
             type: type, since: (parameters["after_ts"] ?? parameters["since"])?.stringValue,
             offset: parameters["offset"]?.intValue, itemCount: 0, bytesSent: 0, bytesReceived: 0, failure: nil)
@@ -346,14 +316,19 @@ public actor KecalekClient {
             record.failure = error
             return (.failure(error), record)
         }
-        let outcome = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<(KecalekResponse, Int), KecalekError>, Never>) in
-            Task { await self.transmit(bytes, id: frame.requestID, type: type, continuation: continuation) }
+        var sent = 0
+        let outcome = await requests.request(timeout: configuration.requestTimeout) { id in
+            guard let channel, connectionState == .connected else { throw MessagingError.notConnected }
+            let bytes = KecalekRequest(type: type, requestID: id.description, parameters: parameters).encoded()
+            sent = bytes.count
+            totalBytesSent += bytes.count
+            try await channel.send(bytes)
         }
+        record.bytesSent = sent
         switch outcome {
-        case .success(let (response, received)):
-            record.bytesSent = bytes.count
-            record.bytesReceived = received
+        case .success(let reply):
+            record.bytesReceived = reply.frameSize
+            let response = reply.response
             guard response.isOK else {
                 let error = KecalekError(
                     .server, operation: type,
@@ -363,44 +338,12 @@ public actor KecalekClient {
             }
             record.itemCount = items(response)
             return (.success(response), record)
-        case .failure(let error):
-            record.bytesSent = error == .notConnected ? 0 : bytes.count
+        case .failure(let failure):
+            let error = KecalekError(failure, operation: type)
+            if error == .timeout { log.warning("\(type) timed out after \(configuration.requestTimeout)") }
             record.failure = error
             return (.failure(error), record)
         }
-    }
-
-    private func transmit(
-        _ bytes: Data, id: String, type: String,
-        continuation: CheckedContinuation<Result<(KecalekResponse, Int), KecalekError>, Never>
-    ) async {
-        guard let channel, connectionState == .connected else {
-            continuation.resume(returning: .failure(KecalekError(.notConnected, operation: type)))
-            return
-        }
-        let timeout = configuration.requestTimeout
-        let timer = Task { [clock] in
-            do { try await clock.sleep(for: timeout) } catch { return }
-            self.expire(id)
-        }
-        pending[id] = PendingRequest(type: type, continuation: continuation, timeout: timer)
-        totalBytesSent += bytes.count
-        do {
-            try await channel.send(bytes)
-        } catch {
-            guard let request = pending.removeValue(forKey: id) else { return }
-            request.timeout.cancel()
-            request.continuation.resume(returning: .failure(KecalekError(.connectionLost, operation: type)))
-        }
-    }
-
-    private func expire(_ id: String) {
-        guard let request = pending.removeValue(forKey: id) else { return }
-        log.warning("\(request.type) timed out after \(configuration.requestTimeout)")
-        request.continuation.resume(
-            returning: .failure(
-                KecalekError(.timeout, operation: request.type, detail: "no answer in \(configuration.requestTimeout)"))
-        )
     }
 
     private func waitForConnection(operation: String) async throws(KecalekError) {
@@ -410,43 +353,15 @@ public actor KecalekClient {
         guard connectionState == .connecting, wait > .zero else {
             throw KecalekError(.notConnected, operation: operation, detail: "offline")
         }
-        let id = UUID()
-        let connected = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            Task { self.addWaiter(id, continuation, wait: wait) }
-        }
+        let connected = await reconnectWaiters.wait(atMost: wait)
         guard connected, channel != nil else {
             throw KecalekError(.notConnected, operation: operation, detail: "no reconnect within \(wait)")
         }
     }
 
-    private func addWaiter(_ id: UUID, _ continuation: CheckedContinuation<Bool, Never>, wait: Duration) {
-        if connectionState == .connected {
-            continuation.resume(returning: true)
-            return
-        }
-        if closed || connectionState == .disconnected {
-            continuation.resume(returning: false)
-            return
-        }
-        let timer = Task { [clock] in
-            do { try await clock.sleep(for: wait) } catch { return }
-            self.expireWaiter(id)
-        }
-        waiters[id] = Waiter(continuation: continuation, timer: timer)
-    }
-
-    private func expireWaiter(_ id: UUID) {
-        waiters.removeValue(forKey: id)?.continuation.resume(returning: false)
-    }
-
-    /// Answers every waiting request; their timers are cancelled so no sleeper outlives its wait.
+    /// Answers every request waiting for the connection.
     private func resumeWaiters(connected: Bool) {
-        let answered = waiters
-        waiters.removeAll()
-        for (_, waiter) in answered {
-            waiter.timer.cancel()
-            waiter.continuation.resume(returning: connected)
-        }
+        reconnectWaiters.resumeAll(reconnected: connected)
     }
 
     // MARK: Inbound
@@ -462,12 +377,9 @@ public actor KecalekClient {
         }
         switch inbound {
         case .response(let response):
-            guard let request = pending.removeValue(forKey: response.requestID) else {
+            if requests.deliver(KecalekReply(response: response, frameSize: frame.count)) != .resolved {
                 log.notice("ignored response to unknown or expired request \(response.type)")
-                return
             }
-            request.timeout.cancel()
-            request.continuation.resume(returning: .success((response, frame.count)))
         case .notification(let notification):
             await apply(notification)
         }

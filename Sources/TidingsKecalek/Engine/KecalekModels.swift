@@ -39,7 +39,7 @@ public struct KecalekMessage: Sendable, Hashable {
     }
 
     /// The payload's `text`, when it has one.
-    public var text: String? { (try? KecalekJSON.parse(payload))?["text"]?.stringValue }
+    public var text: String? { (try? JSONValue(kecalekFrame: payload))?["text"]?.stringValue }
 
     /// Whether the payload is a control message (`_control`), which message lists leave out.
     public var isControl: Bool { Self.isControl(payload) }
@@ -47,7 +47,7 @@ public struct KecalekMessage: Sendable, Hashable {
     static func isControl(_ payload: Data) -> Bool {
         // A cheap scan first: most payloads are plain text messages.
         guard payload.range(of: Data("_control".utf8)) != nil else { return false }
-        return (try? KecalekJSON.parse(payload))?["_control"] != nil
+        return (try? JSONValue(kecalekFrame: payload))?["_control"] != nil
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 /// A request frame: `{"type", "request_id", …parameters}`.
 public struct KecalekRequest: Sendable, Hashable {
@@ -7,10 +8,10 @@ public struct KecalekRequest: Sendable, Hashable {
     /// A fresh ID the response echoes.
     public var requestID: String
     /// The parameters, flattened into the frame next to `type` and `request_id`.
-    public var parameters: [String: KecalekJSON]
+    public var parameters: [String: JSONValue]
 
     /// Creates a request.
-    public init(type: String, requestID: String, parameters: [String: KecalekJSON]) {
+    public init(type: String, requestID: String, parameters: [String: JSONValue]) {
         self.type = type
         self.requestID = requestID
         self.parameters = parameters
@@ -21,14 +22,14 @@ public struct KecalekRequest: Sendable, Hashable {
         var members = parameters
         members["type"] = .string(type)
         members["request_id"] = .string(requestID)
-        return KecalekJSON.object(members).encoded()
+        return JSONValue.object(members).kecalekFrame
     }
 
     /// Reads a request frame (the server side).
     ///
     /// - Throws: ``KecalekError/malformedFrame`` when the frame is not an object with a `type`.
     public init(frame: Data) throws {
-        let json = try KecalekJSON.parse(frame)
+        let json = try JSONValue(kecalekFrame: frame)
         guard var members = json.objectValue, let type = members["type"]?.stringValue else {
             throw KecalekError.malformedFrame("request without type")
         }
@@ -47,12 +48,12 @@ public struct KecalekResponse: Sendable, Hashable {
     /// `ok`, or the server's error status.
     public var status: String
     /// The result for `ok`.
-    public var data: KecalekJSON
+    public var data: JSONValue
     /// The server's error text for other statuses.
     public var error: String?
 
     /// Creates a response.
-    public init(type: String, requestID: String, status: String, data: KecalekJSON = .null, error: String? = nil) {
+    public init(type: String, requestID: String, status: String, data: JSONValue = .null, error: String? = nil) {
         self.type = type
         self.requestID = requestID
         self.status = status
@@ -65,12 +66,12 @@ public struct KecalekResponse: Sendable, Hashable {
 
     /// The frame's JSON text.
     public func encoded() -> Data {
-        var members: [String: KecalekJSON] = [
+        var members: [String: JSONValue] = [
             "type": .string(type), "request_id": .string(requestID), "status": .string(status),
         ]
         if isOK { members["data"] = data }
         if let error { members["error"] = .string(error) }
-        return KecalekJSON.object(members).encoded()
+        return JSONValue.object(members).kecalekFrame
     }
 }
 
@@ -115,11 +116,11 @@ public enum KecalekNotification: Sendable, Hashable {
 
     /// The frame's JSON text (the sandbox sends these).
     public func encoded() -> Data {
-        var data: [String: KecalekJSON] = [:]
+        var data: [String: JSONValue] = [:]
         switch self {
         case .messagesRead(let conversation, let user, let ids, let readAt):
             data = ["conversation_id": .string(conversation), "user_id": .string(user)]
-            data["message_ids"] = .array(ids.map(KecalekJSON.string))
+            data["message_ids"] = .array(ids.map(JSONValue.string))
             if let readAt { data["read_at"] = .string(readAt.text) }
         case .messageReacted(let conversation, let message, let change):
             data = ["conversation_id": .string(conversation), "message_id": .string(message)]
@@ -139,11 +140,11 @@ public enum KecalekNotification: Sendable, Hashable {
         case .newMessage(let message):
             data = ["message": message.json]
         case .messageDeleted(let conversation, let ids):
-            data = ["conversation_id": .string(conversation), "message_ids": .array(ids.map(KecalekJSON.string))]
+            data = ["conversation_id": .string(conversation), "message_ids": .array(ids.map(JSONValue.string))]
         case .unknown:
             break
         }
-        return KecalekJSON.object(["type": .string(type), "data": .object(data)]).encoded()
+        return JSONValue.object(["type": .string(type), "data": .object(data)]).kecalekFrame
     }
 }
 
@@ -159,7 +160,7 @@ public enum KecalekInbound: Sendable, Hashable {
     /// - Throws: ``KecalekError/malformedFrame`` for non-JSON, a non-object, a missing `type`, or a
     ///   known notification missing its required fields.
     public init(frame: Data) throws {
-        let json = try KecalekJSON.parse(frame)
+        let json = try JSONValue(kecalekFrame: frame)
         guard case .object = json, let type = json["type"]?.stringValue else {
             throw KecalekError.malformedFrame("frame without type")
         }
@@ -176,7 +177,7 @@ public enum KecalekInbound: Sendable, Hashable {
         self = .notification(try Self.notification(type: type, body: body))
     }
 
-    private static func notification(type: String, body: KecalekJSON) throws -> KecalekNotification {
+    private static func notification(type: String, body: JSONValue) throws -> KecalekNotification {
         func required(_ key: String) throws -> String {
             guard let value = body[key]?.identifierValue else {
                 throw KecalekError(.malformedFrame, operation: type, detail: "missing \(key)")

@@ -8,7 +8,7 @@ public struct KecalekError: TidingsError {
     /// The kinds of failure; new kinds break no caller because the enum is not public.
     enum Code: String, Sendable {
         case malformedFrame, malformedMessage, server, timeout, notConnected, connectionLost
-        case decryption, missingKey, cache, closed
+        case decryption, missingKey, cache, closed, cancelled
     }
 
     let code: Code
@@ -47,6 +47,8 @@ public struct KecalekError: TidingsError {
     public static let cache = KecalekError(.cache)
     /// The client was closed by the app.
     public static let closed = KecalekError(.closed)
+    /// The task waiting for the response was cancelled.
+    public static let cancelled = KecalekError(.cancelled)
 
     static func malformedFrame(_ detail: String) -> KecalekError { KecalekError(.malformedFrame, detail: detail) }
     static func malformedMessage(_ detail: String) -> KecalekError { KecalekError(.malformedMessage, detail: detail) }

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 /// One reaction on a message: who reacted with which emoji.
 public struct KecalekReaction: Sendable, Hashable, Codable {
@@ -13,14 +14,14 @@ public struct KecalekReaction: Sendable, Hashable, Codable {
         self.emoji = emoji
     }
 
-    init?(json: KecalekJSON) {
+    init?(json: JSONValue) {
         guard let userID = json["user_id"]?.identifierValue, let emoji = json["emoji"]?.stringValue else {
             return nil
         }
         self.init(userID: userID, emoji: emoji)
     }
 
-    var json: KecalekJSON { ["user_id": .string(userID), "emoji": .string(emoji)] }
+    var json: JSONValue { ["user_id": .string(userID), "emoji": .string(emoji)] }
 }
 
 /// One read receipt: who read a message and, when the server says, when.
@@ -37,7 +38,7 @@ public struct KecalekReadReceipt: Sendable, Hashable {
     }
 
     /// Accepts `{"user_id","read_at"}` or a bare user ID.
-    init?(json: KecalekJSON) {
+    init?(json: JSONValue) {
         if let userID = json.identifierValue {
             self.init(userID: userID, readAt: nil)
             return
@@ -46,8 +47,8 @@ public struct KecalekReadReceipt: Sendable, Hashable {
         self.init(userID: userID, readAt: json["read_at"]?.stringValue.flatMap(KecalekTimestamp.init))
     }
 
-    var json: KecalekJSON {
-        var members: [String: KecalekJSON] = ["user_id": .string(userID)]
+    var json: JSONValue {
+        var members: [String: JSONValue] = ["user_id": .string(userID)]
         if let readAt { members["read_at"] = .string(readAt.text) }
         return .object(members)
     }
@@ -99,7 +100,7 @@ public struct KecalekWireMessage: Sendable, Hashable {
     ///   - json: One message object from a response or notification.
     ///   - fallback: The conversation ID used when the object omits `conversation_id`.
     /// - Throws: ``KecalekError/malformedMessage`` naming the first required field that is missing or wrong.
-    public init(json: KecalekJSON, conversationID fallback: String?) throws {
+    public init(json: JSONValue, conversationID fallback: String?) throws {
         guard case .object = json else { throw KecalekError.malformedMessage("not an object") }
         guard let messageID = json["message_id"]?.identifierValue else {
             throw KecalekError.malformedMessage("missing message_id")
@@ -126,7 +127,7 @@ public struct KecalekWireMessage: Sendable, Hashable {
     }
 
     /// The wire form of the message.
-    public var json: KecalekJSON {
+    public var json: JSONValue {
         [
             "message_id": .string(messageID), "conversation_id": .string(conversationID),
             "sender_id": .string(senderID), "created_at": .string(createdAt.text),

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 /// The body of an HTTP long-polling request or response: several Engine.IO packets in one.
 ///

@@ -146,7 +146,7 @@ public struct SocketIOPacket: Sendable, Hashable {
             out.append(UInt8(ascii: ","))
         }
         if let id { out.append(contentsOf: String(id).utf8) }
-        payload?.writeJSON(into: &out)
+        payload?.appendJSON(to: &out)
         return (String(decoding: out, as: UTF8.self), attachments)
     }
 
@@ -154,7 +154,7 @@ public struct SocketIOPacket: Sendable, Hashable {
         switch value {
         case .binary(let bytes):
             attachments.append(bytes)
-            return ["_placeholder": true, "num": .int(attachments.count - 1)]
+            return ["_placeholder": true, "num": .int(Int64(attachments.count - 1))]
         case .array(let elements):
             guard value.containsBinary else { return value }
             return .array(elements.map { deconstruct($0, into: &attachments) })

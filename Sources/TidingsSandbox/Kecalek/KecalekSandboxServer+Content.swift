@@ -16,8 +16,8 @@ extension KecalekSandboxServer {
     public func post(conversation conversationID: String, from senderID: String, text: String, control: Bool = false)
         throws -> KecalekWireMessage
     {
-        let payload: KecalekJSON = control ? ["_control": .string(text)] : ["text": .string(text)]
-        let sealed = try cipher.seal(payload.encoded(), conversationID: conversationID)
+        let payload: JSONValue = control ? ["_control": .string(text)] : ["text": .string(text)]
+        let sealed = try cipher.seal(payload.jsonData(sortedKeys: true), conversationID: conversationID)
         guard conversations[conversationID] != nil else {
             throw KecalekError.missingKey
         }
@@ -38,8 +38,8 @@ extension KecalekSandboxServer {
     {
         guard conversations[conversationID] != nil, !senders.isEmpty else { throw KecalekError.missingKey }
         for index in 0..<count {
-            let payload: KecalekJSON = ["text": .string(Self.sampleText(index, length: textLength))]
-            let sealed = try cipher.seal(payload.encoded(), conversationID: conversationID)
+            let payload: JSONValue = ["text": .string(Self.sampleText(index, length: textLength))]
+            let sealed = try cipher.seal(payload.jsonData(sortedKeys: true), conversationID: conversationID)
             nextMessageNumber += 1
             wallClock += 1000
             let createdAt = stamp()
@@ -54,7 +54,7 @@ extension KecalekSandboxServer {
 
     /// Adds a message whose wire form is `raw` exactly (a malformed or tampered message), placed at the
     /// current wall time.
-    public func insertRaw(conversation conversationID: String, messageID: String, raw: KecalekJSON) {
+    public func insertRaw(conversation conversationID: String, messageID: String, raw: JSONValue) {
         wallClock += 1000
         let placeholder = KecalekWireMessage(
             messageID: messageID, conversationID: conversationID, senderID: "?", createdAt: stamp(),

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 import TidingsKecalek
 
 extension KecalekSandboxServer {
@@ -7,7 +8,7 @@ extension KecalekSandboxServer {
         func fail(_ status: String, _ text: String) -> KecalekResponse {
             KecalekResponse(type: request.type, requestID: request.requestID, status: status, error: text)
         }
-        func ok(_ data: KecalekJSON) -> KecalekResponse {
+        func ok(_ data: JSONValue) -> KecalekResponse {
             KecalekResponse(type: request.type, requestID: request.requestID, status: "ok", data: data)
         }
         let parameters = request.parameters
@@ -19,7 +20,7 @@ extension KecalekSandboxServer {
                         list.map { id in
                             [
                                 "conversation_id": .string(id),
-                                "members": .array((members(of: id) ?? []).map(KecalekJSON.string)),
+                                "members": .array((members(of: id) ?? []).map(JSONValue.string)),
                             ]
                         })
                 ])
@@ -50,7 +51,7 @@ extension KecalekSandboxServer {
                 return fail("bad_request", "missing or unreadable since")
             }
             let ids = conversation.tombstones.filter { $0.deletedAt > since }.map(\.messageID)
-            return ok(["message_ids": .array(ids.map(KecalekJSON.string))])
+            return ok(["message_ids": .array(ids.map(JSONValue.string))])
 
         case "mark_read":
             let ids = (parameters["message_ids"]?.arrayValue ?? []).compactMap(\.identifierValue)

@@ -74,8 +74,8 @@ public actor KecalekSandboxServer {
     struct StoredMessage {
         var wire: KecalekWireMessage
         /// Sent instead of the encoded wire message (malformed-message tests).
-        var rawOverride: KecalekJSON?
-        var json: KecalekJSON { rawOverride ?? wire.json }
+        var rawOverride: JSONValue?
+        var json: JSONValue { rawOverride ?? wire.json }
     }
 
     struct Conversation {
@@ -242,7 +242,8 @@ public actor KecalekSandboxServer {
             request = try KecalekRequest(frame: frame)
         } catch {
             deliver(
-                KecalekJSON.object(["type": "error", "status": "bad_request", "error": "malformed frame"]).encoded(),
+                JSONValue.object(["type": "error", "status": "bad_request", "error": "malformed frame"]).jsonData(
+                    sortedKeys: true),
                 to: session)
             return
         }

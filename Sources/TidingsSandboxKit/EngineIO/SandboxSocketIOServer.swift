@@ -148,9 +148,9 @@ private struct SocketIOSessionRunner: Sendable {
         var ack: [JSONValue]
         switch fault {
         case .status(let status):
-            ack = [["error": .int(status)]]
+            ack = [["error": .int(Int64(status))]]
         case .tooManyRequests(let seconds):
-            ack = [["error": 429, "retryAfter": seconds.map { .int($0) } ?? .null]]
+            ack = [["error": 429, "retryAfter": seconds.map { .int(Int64($0)) } ?? .null]]
         case .neverAnswer:
             record(0)
             return

@@ -12,7 +12,7 @@ let kecalekDemoPart = DemoPart(name: "kecalek", title: "Kecalek: incremental syn
     defer { endpoint.stop() }
     let cache = try KecalekSQLiteCache(path: ":memory:", key: TidingsCrypto.SymmetricKey.random())
     let client = KecalekClient(
-        configuration: .init(userID: "alice", initialReconnectDelay: .milliseconds(100)),
+        configuration: .init(userID: "alice", reconnectBackoff: Backoff(base: .milliseconds(100), cap: .seconds(30))),
         transport: KecalekWebSocketTransport(
             url: endpoint.url, token: sandbox.token(for: "alice"), configuration: .init(pingInterval: nil)),
         cache: cache, decryptor: sandbox.cipher, clock: ContinuousClock())
@@ -40,7 +40,7 @@ let kecalekDemoPart = DemoPart(name: "kecalek", title: "Kecalek: incremental syn
         KecalekWebSocketTransport(
             url: endpoint.url, token: sandbox.token(for: "alice"), configuration: .init(pingInterval: nil)))
     let relaunched = KecalekClient(
-        configuration: .init(userID: "alice", initialReconnectDelay: .milliseconds(100)),
+        configuration: .init(userID: "alice", reconnectBackoff: Backoff(base: .milliseconds(100), cap: .seconds(30))),
         transport: network, cache: cache, decryptor: sandbox.cipher, clock: ContinuousClock())
     try await relaunched.connect()
     let reopened = await relaunched.messages(conversation: "general")

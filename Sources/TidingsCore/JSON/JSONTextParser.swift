@@ -1,128 +1,12 @@
-import Foundation
-
-/// Why some text is not a JSON value.
-public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The byte offset in the UTF-8 input where parsing stopped.
-    public let offset: Int
-    /// What was wrong there.
-    public let reason: String
-
-    /// A short explanation with the offset; it never contains the input.
-    public var description: String { "JSONParseError(at byte \(offset)): \(reason)" }
-}
-
-extension JSONValue {
-    /// The deepest nesting of arrays and objects that parsing accepts.
-    ///
-    /// A bound keeps hostile input from exhausting the stack.
-    public static let maximumNestingDepth = 256
-
-    /// Parses one JSON value from `text`, which may have white space around it.
-    ///
-    /// - Throws: ``JSONParseError`` for anything that is not exactly one JSON value, or nests deeper
-    ///   than ``maximumNestingDepth``.
-    public init(parsing text: String) throws {
-        var text = text
-        self = try text.withUTF8 { try JSONValue(parsingUTF8: $0) }
-    }
-
-    /// Parses one JSON value from UTF-8 bytes.
-    ///
-    /// - Throws: ``JSONParseError`` for anything that is not exactly one JSON value.
-    public init(parsing bytes: some Collection<UInt8>) throws {
-        let result = try bytes.withContiguousStorageIfAvailable { try JSONValue(parsingUTF8: $0) }
-        if let result {
-            self = result
-        } else {
-            let copy = Array(bytes)
-            self = try copy.withUnsafeBufferPointer { try JSONValue(parsingUTF8: $0) }
-        }
-    }
-
-    init(parsingUTF8 buffer: UnsafeBufferPointer<UInt8>) throws {
-        var parser = JSONTextParser(buffer: buffer)
-        parser.skipWhitespace()
-        let value = try parser.parseValue(depth: 0)
-        parser.skipWhitespace()
-        guard parser.index == buffer.count else { throw parser.error("trailing characters after the value") }
-        self = value
-    }
-
-    /// The value as compact JSON text; `.binary` becomes a base64 string and non-finite numbers `null`.
-    public func jsonString() -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        writeJSON(into: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Appends the value as compact JSON UTF-8 to `out`.
-    func writeJSON(into out: inout [UInt8]) {
-        switch self {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): out.append(contentsOf: String(value).utf8)
-        case .double(let value):
-            if value.isFinite {
-                // Swift's shortest round-trip form keeps a fraction or exponent ("100000.0", "1e+16"),
-                // so a double parses back as a double, never as an `.int`.
-                out.append(contentsOf: "\(value)".utf8)
-            } else {
-                out.append(contentsOf: "null".utf8)
-            }
-        case .string(let value): Self.writeString(value, into: &out)
-        case .array(let elements):
-            out.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                element.writeJSON(into: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .object(let members):
-            out.append(UInt8(ascii: "{"))
-            var first = true
-            for (key, value) in members {
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                Self.writeString(key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                value.writeJSON(into: &out)
-            }
-            out.append(UInt8(ascii: "}"))
-        case .binary(let bytes):
-            Self.writeString(Data(bytes).base64EncodedString(), into: &out)
-        }
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    static func writeString(_ string: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0x0F)])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-}
-
 /// A recursive-descent JSON parser over UTF-8 bytes with a nesting bound.
 struct JSONTextParser {
     let buffer: UnsafeBufferPointer<UInt8>
+    let maximumDepth: Int
     var index = 0
 
-    init(buffer: UnsafeBufferPointer<UInt8>) {
+    init(buffer: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.buffer = buffer
+        self.maximumDepth = maximumDepth
     }
 
     func error(_ reason: String) -> JSONParseError {
@@ -138,7 +22,7 @@ struct JSONTextParser {
         }
     }
 
-    mutating func parseValue(depth: Int) throws -> JSONValue {
+    mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
         guard index < buffer.count else { throw error("unexpected end of input") }
         switch buffer[index] {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
@@ -160,7 +44,7 @@ struct JSONTextParser {
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws {
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
         let count = literal.utf8CodeUnitCount
         guard buffer.count - index >= count else { throw error("unexpected end of input") }
         let bytes = UnsafeBufferPointer(start: literal.utf8Start, count: count)
@@ -170,8 +54,8 @@ struct JSONTextParser {
         index += count
     }
 
-    private mutating func parseObject(depth: Int) throws -> JSONValue {
-        guard depth <= JSONValue.maximumNestingDepth else { throw error("nesting too deep") }
+    private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard depth <= maximumDepth else { throw error("nesting too deep") }
         index += 1
         var members: [String: JSONValue] = [:]
         skipWhitespace()
@@ -203,8 +87,8 @@ struct JSONTextParser {
         }
     }
 
-    private mutating func parseArray(depth: Int) throws -> JSONValue {
-        guard depth <= JSONValue.maximumNestingDepth else { throw error("nesting too deep") }
+    private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard depth <= maximumDepth else { throw error("nesting too deep") }
         index += 1
         var elements: [JSONValue] = []
         skipWhitespace()
@@ -228,7 +112,7 @@ struct JSONTextParser {
         }
     }
 
-    private mutating func parseString() throws -> String {
+    private mutating func parseString() throws(JSONParseError) -> String {
         index += 1
         let start = index
         // Fast path: no escapes.
@@ -300,7 +184,7 @@ struct JSONTextParser {
         throw error("unterminated string")
     }
 
-    private mutating func parseHex4() throws -> UInt32 {
+    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
         guard buffer.count - index >= 4 else { throw error("truncated \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -318,7 +202,7 @@ struct JSONTextParser {
         return value
     }
 
-    private mutating func parseNumber() throws -> JSONValue {
+    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
         let start = index
         var isInteger = true
         if buffer[index] == UInt8(ascii: "-") { index += 1 }
@@ -343,10 +227,31 @@ struct JSONTextParser {
             guard index < buffer.count, isDigit(buffer[index]) else { throw error("invalid exponent") }
             while index < buffer.count, isDigit(buffer[index]) { index += 1 }
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<index]), as: UTF8.self)
-        if isInteger, let value = Int(text) { return .int(value) }
-        guard let value = Double(text), value.isFinite else { throw error("number out of range") }
+        let digits = UnsafeBufferPointer(rebasing: buffer[start..<index])
+        if isInteger {
+            if let value = Self.integer(digits) { return .int(value) }
+            return .largeInteger(String(decoding: digits, as: UTF8.self))
+        }
+        guard let value = Double(String(decoding: digits, as: UTF8.self)), value.isFinite else {
+            throw error("number out of range")
+        }
         return .double(value)
+    }
+
+    /// The value of grammatical integer text, or nil when it does not fit `Int64`; no trap on overflow.
+    private static func integer(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let negative = text.first == UInt8(ascii: "-")
+        var value: Int64 = 0
+        for byte in text.dropFirst(negative ? 1 : 0) {
+            let digit = Int64(byte &- UInt8(ascii: "0"))
+            let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
+            // Accumulating negatively reaches Int64.min, which has no positive counterpart.
+            let (next, overflowB) =
+                negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            if overflowA || overflowB { return nil }
+            value = next
+        }
+        return value
     }
 
     private func isDigit(_ byte: UInt8) -> Bool {

@@ -81,6 +81,10 @@ final class ScheduledNotificationTransport: KecalekTransport, @unchecked Sendabl
         let channel = try await base.connect()
         let (connection, abandoned): (Int, [CheckedContinuation<Bool, Never>]) = lock.withLock {
             currentConnection += 1
+            // A `mark_read` still unanswered when its connection ended stays unacknowledged: request IDs are
+            // only unique per client, so a relaunched client's response must not settle it.
+            _unacknowledgedReads.formUnion(markReadsInFlight.values.joined())
+            markReadsInFlight = [:]
             _discarded += held.count
             held = []
             cutCountdown = nil

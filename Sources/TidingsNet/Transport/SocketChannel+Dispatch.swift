@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TidingsCore
 
 // Apple platforms: readiness from dispatch sources (kqueue underneath), resumed only while a task
 // waits. Linux uses the epoll reactor of SocketChannel+Epoll.swift instead: one edge-triggered
@@ -13,6 +14,8 @@ import Foundation
     ///
     /// The dispatch source is resumed only while a task waits and suspended again after each event,
     /// since a level-triggered source with nobody waiting would fire continuously.
+    // @unchecked: not a value box — the dispatch source (not `Sendable` in the SDK) is set in init and then
+    // touched only under `state`'s lock, which also orders its suspend/resume/cancel calls.
     final class DispatchReadinessWaiter: @unchecked Sendable {
         private struct State {
             var suspended = true
@@ -20,7 +23,7 @@ import Foundation
             var waiter: CheckedContinuation<Void, any Error>?
         }
         private let source: any DispatchSourceProtocol
-        private let state = Locked(State())
+        private let state = LockedState(State())
         private let operation: String
 
         init(source: any DispatchSourceProtocol, operation: String) {
@@ -94,30 +97,25 @@ import Foundation
 
     /// A non-blocking socket descriptor with its read and write readiness sources.
     ///
-    /// System calls on the descriptor run under `state`'s lock after checking `closed`, so once
-    /// `close()` returns no call can touch a descriptor number the kernel may have reused. The descriptor
-    /// itself is closed only after both dispatch sources finished cancelling.
-    final class SocketChannel: @unchecked Sendable {
-        private struct State {
-            var closed = false
-            var pendingCancels = 2
-        }
-        let descriptor: Int32
+    /// System calls on the descriptor go through ``withDescriptor(operation:_:)``, which refuses them once
+    /// ``close()`` began (see ``GuardedDescriptor``). The descriptor itself is closed only after both
+    /// dispatch sources finished cancelling.
+    final class SocketChannel: Sendable {
         let readable: DispatchReadinessWaiter
         let writable: DispatchReadinessWaiter
-        private let state = Locked(State())
+        private let guarded: GuardedDescriptor
 
         init(descriptor: Int32) {
-            self.descriptor = descriptor
+            guarded = GuardedDescriptor(descriptor)
             let readSource = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: reactorQueue)
             let writeSource = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: reactorQueue)
             readable = DispatchReadinessWaiter(source: readSource, operation: "read")
             writable = DispatchReadinessWaiter(source: writeSource, operation: "write")
-            let state = self.state
+            let pendingCancels = LockedState(2)
             let closeWhenBothCancelled: @Sendable () -> Void = {
-                let last = state.withLock { state -> Bool in
-                    state.pendingCancels -= 1
-                    return state.pendingCancels == 0
+                let last = pendingCancels.withLock { pending -> Bool in
+                    pending -= 1
+                    return pending == 0
                 }
                 if last { _ = systemClose(descriptor) }
             }
@@ -127,23 +125,15 @@ import Foundation
 
         deinit { close() }
 
-        var isClosed: Bool { state.withLock { $0.closed } }
+        var isClosed: Bool { guarded.isClosed }
 
         /// Runs a non-blocking system call on the open descriptor, or fails with `.closed`.
-        func withDescriptor<T>(operation: String, _ body: (Int32) -> T) throws -> T {
-            try state.withLock { state in
-                guard !state.closed else { throw TransportError(kind: .closed, operation: operation) }
-                return body(descriptor)
-            }
+        func withDescriptor<T>(operation: String, _ body: (Int32) -> T) throws(TransportError) -> T {
+            try guarded.withDescriptor(operation: operation, body)
         }
 
         func close() {
-            let first = state.withLock { state -> Bool in
-                guard !state.closed else { return false }
-                state.closed = true
-                return true
-            }
-            guard first else { return }
+            guard guarded.close() else { return }
             readable.cancel()
             writable.cancel()
         }

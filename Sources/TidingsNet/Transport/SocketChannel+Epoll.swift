@@ -4,89 +4,12 @@
     import Glibc
     import TidingsCore
 
-    /// Wakes one waiting task when a descriptor becomes ready in one direction.
-    ///
-    /// The reactor reports edges (EPOLLET), so readiness that arrives while nobody waits is kept as a
-    /// sticky flag: the next `wait()` returns at once and the caller retries its system call. An
-    /// edge can therefore never be lost between a call that returned `EAGAIN` and the `wait()` after it.
-    final class ReadinessWaiter: Sendable {
-        private struct State {
-            var ready = false
-            var cancelled = false
-            /// Why later waits fail once cancelled: `.closed` after a close, the reactor's error after
-            /// a reactor failure.
-            var failure: TransportError?
-            var waiter: CheckedContinuation<Void, any Error>?
-        }
-        private let state = LockedState(State())
-        private let operation: String
+    /// A waiter for one direction of an epoll-registered descriptor: every edge is reported, so it
+    /// needs no source bookkeeping.
+    typealias EdgeReadinessWaiter = ReadinessWaiter<EdgeTriggeredSource>
 
-        init(operation: String) { self.operation = operation }
-
-        /// Called by the reactor thread on a readiness edge.
-        func signal() {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                guard let waiter = state.waiter else {
-                    state.ready = true
-                    return nil
-                }
-                state.waiter = nil
-                return waiter
-            }
-            waiter?.resume()
-        }
-
-        /// Suspends until the descriptor may be ready; throws when cancelled or when the channel closes.
-        func wait() async throws {
-            try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    enum Outcome { case suspend, ready, fail(any Error) }
-                    let outcome = state.withLock { state -> Outcome in
-                        if state.cancelled {
-                            return .fail(state.failure ?? TransportError(kind: .closed, operation: operation))
-                        }
-                        // Checked under the lock, so a racing cancellation is seen here or by onCancel.
-                        if Task.isCancelled { return .fail(CancellationError()) }
-                        if state.waiter != nil {
-                            return .fail(TransportError(kind: .concurrentRead, operation: operation))
-                        }
-                        if state.ready {
-                            state.ready = false
-                            return .ready
-                        }
-                        state.waiter = continuation
-                        return .suspend
-                    }
-                    switch outcome {
-                    case .suspend: break
-                    case .ready: continuation.resume()
-                    case .fail(let error): continuation.resume(throwing: error)
-                    }
-                }
-            } onCancel: {
-                let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                    defer { state.waiter = nil }
-                    return state.waiter
-                }
-                waiter?.resume(throwing: CancellationError())
-            }
-        }
-
-        /// Fails a pending wait and every later one with `error`, or with `.closed` when nil.
-        ///
-        /// The first cancellation decides the error: a close after a reactor failure keeps reporting
-        /// the failure.
-        func cancel(with error: TransportError? = nil) {
-            let (waiter, failure) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, TransportError) in
-                if !state.cancelled {
-                    state.cancelled = true
-                    state.failure = error ?? TransportError(kind: .closed, operation: operation)
-                }
-                defer { state.waiter = nil }
-                return (state.waiter, state.failure ?? TransportError(kind: .closed, operation: operation))
-            }
-            waiter?.resume(throwing: failure)
-        }
+    extension ReadinessWaiter where Source == EdgeTriggeredSource {
+        convenience init(operation: String) { self.init(operation: operation, source: EdgeTriggeredSource()) }
     }
 
     /// One thread blocked in `epoll_wait` for every socket of the process: no thread per connection,
@@ -99,8 +22,8 @@
         static let shared = EpollReactor()
 
         private struct Registration {
-            var readable: ReadinessWaiter
-            var writable: ReadinessWaiter
+            var readable: EdgeReadinessWaiter
+            var writable: EdgeReadinessWaiter
         }
 
         private struct State {
@@ -147,7 +70,7 @@
         }
 
         /// Starts reporting readiness of `fd` to the two waiters; returns the id to unregister with.
-        func register(_ fd: Int32, readable: ReadinessWaiter, writable: ReadinessWaiter) -> UInt64 {
+        func register(_ fd: Int32, readable: EdgeReadinessWaiter, writable: EdgeReadinessWaiter) -> UInt64 {
             let (id, failed) = state.withLock { state -> (UInt64, TransportError?) in
                 state.lastID += 1
                 // Under the same lock as the failure, so a registration either sees it or is failed by it.
@@ -235,8 +158,8 @@
     /// ``close()`` began (see ``GuardedDescriptor``); closing unregisters and closes the descriptor under
     /// the same lock.
     final class SocketChannel: Sendable {
-        let readable: ReadinessWaiter
-        let writable: ReadinessWaiter
+        let readable: EdgeReadinessWaiter
+        let writable: EdgeReadinessWaiter
         let reactor: EpollReactor
         private let guarded: GuardedDescriptor
         private let registration: UInt64
@@ -246,8 +169,8 @@
         /// For a socket that is still connecting, create the channel after calling `connect`, so
         /// that the first write-readiness edge means "connected" (or "failed").
         init(descriptor: Int32, reactor: EpollReactor = .shared) {
-            let readable = ReadinessWaiter(operation: "read")
-            let writable = ReadinessWaiter(operation: "write")
+            let readable = EdgeReadinessWaiter(operation: "read")
+            let writable = EdgeReadinessWaiter(operation: "write")
             self.readable = readable
             self.writable = writable
             self.reactor = reactor

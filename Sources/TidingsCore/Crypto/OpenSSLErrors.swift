@@ -1,9 +1,10 @@
 #if !canImport(CryptoKit)
     import COpenSSL
 
-    /// Drains OpenSSL's thread-local error queue into one line, so a `.backend` error says what failed
-    /// and no stale entry confuses the next caller on this thread (the TLS client reads the same queue).
-    func drainOpenSSLErrors() -> String {
+    /// Drains OpenSSL's thread-local error queue into one line (empty when it was empty), so an error says
+    /// what failed and no stale entry confuses the next caller on this thread: crypto here and TidingsNet's
+    /// TLS client read the same queue.
+    package func drainOpenSSLErrors() -> String {
         var reasons: [String] = []
         while true {
             let code = ERR_get_error()

@@ -210,7 +210,7 @@ public final class HTTPClient: Sendable {
         // No completion handler: a task with one would not report its body to the delegate, which
         // is what counts the bytes and cancels the transfer once the limit is passed.
         let task = session.dataTask(with: urlRequest)
-        let waiter = Locked(ResponseWaiter<HTTPSessionDelegate.Outcome>.idle)
+        let waiter = LockedState(ResponseWaiter<HTTPSessionDelegate.Outcome>.idle)
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<HTTPSessionDelegate.Outcome, Never>) in
                 guard waiter.withLock({ $0.wait(continuation) }) else {

@@ -43,7 +43,7 @@ public final class HTTPCookieJar: Sendable {
     private let now: @Sendable () -> Date
     private let publicSuffixes: PublicSuffixList
     // Oldest first, so eviction drops from the front.
-    private let cookies = Locked<[HTTPCookieValue]>([])
+    private let cookies = LockedState<[HTTPCookieValue]>([])
 
     /// Creates an empty jar that judges expiry with `now`.
     ///

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -24,8 +25,8 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     let cookies: HTTPCookieJar
-    private let receptions = Locked<[Int: Reception]>([:])
-    private let received = Locked(0)
+    private let receptions = LockedState<[Int: Reception]>([:])
+    private let received = LockedState(0)
 
     init(cookies: HTTPCookieJar) { self.cookies = cookies }
 

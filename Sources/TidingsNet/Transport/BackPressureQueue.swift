@@ -1,3 +1,5 @@
+import TidingsCore
+
 /// A first-in, first-out queue from one reading loop to one consuming task, with back-pressure.
 ///
 /// The reader ``push(_:)``es what it decoded and is suspended while ``limit`` elements (or, with a
@@ -30,7 +32,7 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
     /// How many bytes (as `size` counts them) may wait before ``push(_:)`` suspends the reader.
     let byteLimit: Int
     private let size: @Sendable (Element) -> Int
-    private let state = Locked(State())
+    private let state = LockedState(State())
 
     /// A queue that suspends its reader while `limit` (at least 1) elements wait, or while `byteLimit`
     /// bytes wait as measured by `size` (no byte limit by default).

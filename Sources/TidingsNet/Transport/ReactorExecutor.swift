@@ -1,6 +1,7 @@
 #if os(Linux)
     import Dispatch
     import Glibc
+    import TidingsCore
 
     /// A task executor whose jobs run on an ``EpollReactor``'s own thread, between two `epoll_wait`s.
     ///
@@ -12,7 +13,7 @@
     ///
     /// Should the reactor stop (its `epoll_wait` failed), jobs run on a global dispatch queue instead,
     /// so a task that prefers this executor can never be stranded.
-    final class ReactorExecutor: TaskExecutor, @unchecked Sendable {
+    final class ReactorExecutor: TaskExecutor, Sendable {
         private struct State {
             var jobs: [UnownedJob] = []
             /// The reactor is in (or about to enter) an `epoll_wait` without a timeout: a new job must
@@ -24,7 +25,7 @@
             var thread: pthread_t?
         }
 
-        private let state = Locked(State())
+        private let state = LockedState(State())
         /// The read end of a pipe the reactor watches; -1 when no pipe could be made.
         let wakeDescriptor: Int32
         /// The write end: one byte written wakes the reactor for a job.

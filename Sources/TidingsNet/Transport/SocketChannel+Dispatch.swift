@@ -1,123 +1,78 @@
 import Dispatch
 import Foundation
+import TidingsCore
 
 // Apple platforms: readiness from dispatch sources (kqueue underneath), resumed only while a task
 // waits. Linux uses the epoll reactor of SocketChannel+Epoll.swift instead: one edge-triggered
-// registration per socket and a sticky readiness flag, with no suspend/resume bookkeeping to get wrong.
+// registration per socket, with no suspend/resume bookkeeping to get wrong. Both hand events to the same
+// `ReadinessWaiter` and keep their descriptor in a `GuardedDescriptor`.
 #if !os(Linux)
     /// One serial queue for every socket's readiness events: handlers only resume a continuation,
     /// so a single queue acts as the reactor thread without a thread per connection.
     let reactorQueue = DispatchQueue(label: "tidings.net.reactor")
 
-    /// Waits, without blocking a thread, until a non-blocking descriptor is readable or writable.
-    ///
-    /// The dispatch source is resumed only while a task waits and suspended again after each event,
-    /// since a level-triggered source with nobody waiting would fire continuously.
-    final class DispatchReadinessWaiter: @unchecked Sendable {
-        private struct State {
-            var suspended = true
-            var cancelled = false
-            var waiter: CheckedContinuation<Void, any Error>?
-        }
-        private let source: any DispatchSourceProtocol
-        private let state = Locked(State())
-        private let operation: String
+    /// A dispatch source as a ``ReadinessSource``: resumed only while a task waits and suspended again
+    /// after each event, since a level-triggered source with nobody waiting would fire continuously.
+    // @unchecked: the dispatch source is not `Sendable` in the SDK; this value lives only inside its
+    // waiter's `LockedState`, so every suspend, resume and cancel happens under that lock, in order.
+    struct DispatchReadinessSource: ReadinessSource, @unchecked Sendable {
+        let source: any DispatchSourceProtocol
+        var suspended = true
+        var isCancelled = false
 
-        init(source: any DispatchSourceProtocol, operation: String) {
-            self.source = source
-            self.operation = operation
-            source.setEventHandler { [weak self] in self?.fire() }
+        mutating func waiterParked() {
+            guard suspended, !isCancelled else { return }
+            source.resume()
+            suspended = false
         }
 
-        private func fire() {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                guard !state.cancelled else { return nil }
-                let waiter = state.waiter
-                state.waiter = nil
-                if !state.suspended {
-                    source.suspend()
-                    state.suspended = true
-                }
-                return waiter
+        mutating func signalled() {
+            guard !suspended, !isCancelled else { return }
+            source.suspend()
+            suspended = true
+        }
+
+        mutating func cancelled() {
+            isCancelled = true
+            source.cancel()
+            // A suspended (or never activated) source must be resumed to deliver its cancel handler and
+            // to be released safely.
+            if suspended {
+                source.resume()
+                suspended = false
             }
-            waiter?.resume()
-        }
-
-        /// Suspends until the descriptor is ready; throws when cancelled or when the channel closes.
-        func wait() async throws {
-            try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let failure = state.withLock { state -> (any Error)? in
-                        if state.cancelled { return TransportError(kind: .closed, operation: operation) }
-                        // Checked under the lock so that a cancellation racing with this registration is
-                        // seen either here or by the cancellation handler below.
-                        if Task.isCancelled { return CancellationError() }
-                        if state.waiter != nil { return TransportError(kind: .concurrentRead, operation: operation) }
-                        state.waiter = continuation
-                        if state.suspended {
-                            source.resume()
-                            state.suspended = false
-                        }
-                        return nil
-                    }
-                    if let failure { continuation.resume(throwing: failure) }
-                }
-            } onCancel: {
-                let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                    let waiter = state.waiter
-                    state.waiter = nil
-                    return waiter
-                }
-                waiter?.resume(throwing: CancellationError())
-            }
-        }
-
-        /// Cancels the source (its cancel handler runs once) and fails a pending wait.
-        func cancel() {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                guard !state.cancelled else { return nil }
-                state.cancelled = true
-                source.cancel()
-                // A suspended (or never activated) source must be resumed to deliver its cancel handler
-                // and to be released safely.
-                if state.suspended {
-                    source.resume()
-                    state.suspended = false
-                }
-                let waiter = state.waiter
-                state.waiter = nil
-                return waiter
-            }
-            waiter?.resume(throwing: TransportError(kind: .closed, operation: operation))
         }
     }
 
+    typealias DispatchReadinessWaiter = ReadinessWaiter<DispatchReadinessSource>
+
     /// A non-blocking socket descriptor with its read and write readiness sources.
     ///
-    /// System calls on the descriptor run under `state`'s lock after checking `closed`, so once
-    /// `close()` returns no call can touch a descriptor number the kernel may have reused. The descriptor
-    /// itself is closed only after both dispatch sources finished cancelling.
-    final class SocketChannel: @unchecked Sendable {
-        private struct State {
-            var closed = false
-            var pendingCancels = 2
-        }
-        let descriptor: Int32
+    /// System calls on the descriptor go through ``withDescriptor(operation:_:)``, which refuses them once
+    /// ``close()`` began (see ``GuardedDescriptor``). The descriptor itself is closed only after both
+    /// dispatch sources finished cancelling.
+    final class SocketChannel: Sendable {
         let readable: DispatchReadinessWaiter
         let writable: DispatchReadinessWaiter
-        private let state = Locked(State())
+        private let guarded: GuardedDescriptor
 
         init(descriptor: Int32) {
-            self.descriptor = descriptor
+            guarded = GuardedDescriptor(descriptor)
             let readSource = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: reactorQueue)
             let writeSource = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: reactorQueue)
-            readable = DispatchReadinessWaiter(source: readSource, operation: "read")
-            writable = DispatchReadinessWaiter(source: writeSource, operation: "write")
-            let state = self.state
+            let readable = DispatchReadinessWaiter(
+                operation: "read", source: DispatchReadinessSource(source: readSource))
+            let writable = DispatchReadinessWaiter(
+                operation: "write", source: DispatchReadinessSource(source: writeSource))
+            self.readable = readable
+            self.writable = writable
+            readSource.setEventHandler { [weak readable] in readable?.signal() }
+            writeSource.setEventHandler { [weak writable] in writable?.signal() }
+            let pendingCancels = LockedState(2)
             let closeWhenBothCancelled: @Sendable () -> Void = {
-                let last = state.withLock { state -> Bool in
-                    state.pendingCancels -= 1
-                    return state.pendingCancels == 0
+                let last = pendingCancels.withLock { pending -> Bool in
+                    pending -= 1
+                    return pending == 0
                 }
                 if last { _ = systemClose(descriptor) }
             }
@@ -127,23 +82,15 @@ import Foundation
 
         deinit { close() }
 
-        var isClosed: Bool { state.withLock { $0.closed } }
+        var isClosed: Bool { guarded.isClosed }
 
         /// Runs a non-blocking system call on the open descriptor, or fails with `.closed`.
-        func withDescriptor<T>(operation: String, _ body: (Int32) -> T) throws -> T {
-            try state.withLock { state in
-                guard !state.closed else { throw TransportError(kind: .closed, operation: operation) }
-                return body(descriptor)
-            }
+        func withDescriptor<T>(operation: String, _ body: (Int32) -> T) throws(TransportError) -> T {
+            try guarded.withDescriptor(operation: operation, body)
         }
 
         func close() {
-            let first = state.withLock { state -> Bool in
-                guard !state.closed else { return false }
-                state.closed = true
-                return true
-            }
-            guard first else { return }
+            guard guarded.close() else { return }
             readable.cancel()
             writable.cancel()
         }

@@ -2,90 +2,14 @@
     import COpenSSL
     import Foundation
     import Glibc
+    import TidingsCore
 
-    /// Wakes one waiting task when a descriptor becomes ready in one direction.
-    ///
-    /// The reactor reports edges (EPOLLET), so readiness that arrives while nobody waits is kept as a
-    /// sticky flag: the next `wait()` returns at once and the caller retries its system call. An
-    /// edge can therefore never be lost between a call that returned `EAGAIN` and the `wait()` after it.
-    final class ReadinessWaiter: @unchecked Sendable {
-        private struct State {
-            var ready = false
-            var cancelled = false
-            /// Why later waits fail once cancelled: `.closed` after a close, the reactor's error after
-            /// a reactor failure.
-            var failure: TransportError?
-            var waiter: CheckedContinuation<Void, any Error>?
-        }
-        private let state = Locked(State())
-        private let operation: String
+    /// A waiter for one direction of an epoll-registered descriptor: every edge is reported, so it
+    /// needs no source bookkeeping.
+    typealias EdgeReadinessWaiter = ReadinessWaiter<EdgeTriggeredSource>
 
-        init(operation: String) { self.operation = operation }
-
-        /// Called by the reactor thread on a readiness edge.
-        func signal() {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                guard let waiter = state.waiter else {
-                    state.ready = true
-                    return nil
-                }
-                state.waiter = nil
-                return waiter
-            }
-            waiter?.resume()
-        }
-
-        /// Suspends until the descriptor may be ready; throws when cancelled or when the channel closes.
-        func wait() async throws {
-            try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    enum Outcome { case suspend, ready, fail(any Error) }
-                    let outcome = state.withLock { state -> Outcome in
-                        if state.cancelled {
-                            return .fail(state.failure ?? TransportError(kind: .closed, operation: operation))
-                        }
-                        // Checked under the lock, so a racing cancellation is seen here or by onCancel.
-                        if Task.isCancelled { return .fail(CancellationError()) }
-                        if state.waiter != nil {
-                            return .fail(TransportError(kind: .concurrentRead, operation: operation))
-                        }
-                        if state.ready {
-                            state.ready = false
-                            return .ready
-                        }
-                        state.waiter = continuation
-                        return .suspend
-                    }
-                    switch outcome {
-                    case .suspend: break
-                    case .ready: continuation.resume()
-                    case .fail(let error): continuation.resume(throwing: error)
-                    }
-                }
-            } onCancel: {
-                let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                    defer { state.waiter = nil }
-                    return state.waiter
-                }
-                waiter?.resume(throwing: CancellationError())
-            }
-        }
-
-        /// Fails a pending wait and every later one with `error`, or with `.closed` when nil.
-        ///
-        /// The first cancellation decides the error: a close after a reactor failure keeps reporting
-        /// the failure.
-        func cancel(with error: TransportError? = nil) {
-            let (waiter, failure) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, TransportError) in
-                if !state.cancelled {
-                    state.cancelled = true
-                    state.failure = error ?? TransportError(kind: .closed, operation: operation)
-                }
-                defer { state.waiter = nil }
-                return (state.waiter, state.failure ?? TransportError(kind: .closed, operation: operation))
-            }
-            waiter?.resume(throwing: failure)
-        }
+    extension ReadinessWaiter where Source == EdgeTriggeredSource {
+        convenience init(operation: String) { self.init(operation: operation, source: EdgeTriggeredSource()) }
     }
 
     /// One thread blocked in `epoll_wait` for every socket of the process: no thread per connection,
@@ -94,21 +18,26 @@
     /// Descriptors are registered once, edge-triggered, for both directions; events carry a
     /// registration id rather than the descriptor, so an event that was already fetched for a closed
     /// descriptor (whose number the kernel may have reused) finds no registration and is dropped.
-    final class EpollReactor: @unchecked Sendable {
+    final class EpollReactor: Sendable {
         static let shared = EpollReactor()
 
         private struct Registration {
-            var readable: ReadinessWaiter
-            var writable: ReadinessWaiter
+            var readable: EdgeReadinessWaiter
+            var writable: EdgeReadinessWaiter
+        }
+
+        private struct State {
+            var registrations: [UInt64: Registration] = [:]
+            /// The last registration id handed out (the executor's wake-up event is 0).
+            var lastID: UInt64 = 0
+            /// Set once `epoll_wait` failed for good: the error every registration, present and future, gets.
+            var failure: TransportError?
         }
 
         private let descriptor: Int32
         /// Runs the jobs of tasks that prefer this reactor's thread (connection readers).
         let executor = ReactorExecutor()
-        private let registrations = Locked<[UInt64: Registration]>([:])
-        private let nextID = Locked<UInt64>(0)
-        /// Set once `epoll_wait` failed for good: the error every registration, present and future, gets.
-        private let failure = Locked<TransportError?>(nil)
+        private let state = LockedState(State())
 
         /// One `epoll_wait` call (descriptor, events, capacity, timeout in ms or -1): the number of
         /// events, or -1 with the `errno`.
@@ -133,27 +62,22 @@
                 event.data.u64 = Self.wakeID
                 if epoll_ctl(descriptor, EPOLL_CTL_ADD, executor.wakeDescriptor, &event) != 0 { executor.stop() }
             }
-            let thread = Thread { [descriptor, registrations, failure, executor] in
-                Self.run(
-                    descriptor: descriptor, registrations: registrations, failure: failure, executor: executor,
-                    wait: wait)
+            let thread = Thread { [descriptor, state, executor] in
+                Self.run(descriptor: descriptor, state: state, executor: executor, wait: wait)
             }
             thread.name = "tidings.net.reactor"
             thread.start()
         }
 
         /// Starts reporting readiness of `fd` to the two waiters; returns the id to unregister with.
-        func register(_ fd: Int32, readable: ReadinessWaiter, writable: ReadinessWaiter) -> UInt64 {
-            let id = nextID.withLock { value -> UInt64 in
-                value += 1
-                return value
-            }
-            let failed = failure.withLock { failure -> TransportError? in
-                // Under the failure lock, so a registration either sees the failure or is failed by it.
-                if failure == nil {
-                    registrations.withLock { $0[id] = Registration(readable: readable, writable: writable) }
+        func register(_ fd: Int32, readable: EdgeReadinessWaiter, writable: EdgeReadinessWaiter) -> UInt64 {
+            let (id, failed) = state.withLock { state -> (UInt64, TransportError?) in
+                state.lastID += 1
+                // Under the same lock as the failure, so a registration either sees it or is failed by it.
+                if state.failure == nil {
+                    state.registrations[state.lastID] = Registration(readable: readable, writable: writable)
                 }
-                return failure
+                return (state.lastID, state.failure)
             }
             if let failed {
                 readable.cancel(with: failed)
@@ -166,7 +90,7 @@
             event.data.u64 = id
             if epoll_ctl(descriptor, EPOLL_CTL_ADD, fd, &event) != 0 {
                 // Without a registration no wake-up would ever come: fail the waits instead of hanging.
-                registrations.withLock { $0[id] = nil }
+                state.withLock { $0.registrations[id] = nil }
                 readable.cancel()
                 writable.cancel()
             }
@@ -175,14 +99,13 @@
 
         /// Stops reporting for `fd`; call before closing the descriptor.
         func unregister(_ fd: Int32, id: UInt64) {
-            registrations.withLock { $0[id] = nil }
+            state.withLock { $0.registrations[id] = nil }
             var event = epoll_event()
             _ = epoll_ctl(descriptor, EPOLL_CTL_DEL, fd, &event)
         }
 
         private static func run(
-            descriptor: Int32, registrations: Locked<[UInt64: Registration]>, failure: Locked<TransportError?>,
-            executor: ReactorExecutor, wait: WaitFunction
+            descriptor: Int32, state: LockedState<State>, executor: ReactorExecutor, wait: WaitFunction
         ) {
             let capacity = 128
             let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
@@ -200,12 +123,10 @@
                     let error = TransportError(
                         kind: .system, operation: "poll", code: code,
                         detail: "the socket reactor failed: \(errnoDescription(code))")
-                    let failed = failure.withLock { failure -> [Registration] in
-                        failure = error
-                        return registrations.withLock { registrations in
-                            defer { registrations = [:] }
-                            return Array(registrations.values)
-                        }
+                    let failed = state.withLock { state -> [Registration] in
+                        state.failure = error
+                        defer { state.registrations = [:] }
+                        return Array(state.registrations.values)
                     }
                     for registration in failed {
                         registration.readable.cancel(with: error)
@@ -221,7 +142,7 @@
                         executor.drainWakeDescriptor()
                         continue
                     }
-                    guard let registration = registrations.withLock({ $0[id] }) else { continue }
+                    guard let registration = state.withLock({ $0.registrations[id] }) else { continue }
                     if flags & readMask != 0 { registration.readable.signal() }
                     if flags & writeMask != 0 { registration.writable.signal() }
                 }
@@ -233,49 +154,43 @@
 
     /// A non-blocking socket descriptor with its read and write readiness.
     ///
-    /// System calls on the descriptor run under `state`'s lock after checking `closed`, so once
-    /// `close()` returns no call can touch a descriptor number the kernel may have reused.
-    final class SocketChannel: @unchecked Sendable {
-        private struct State {
-            var closed = false
-            var registration: UInt64?
-        }
-        let descriptor: Int32
-        let readable = ReadinessWaiter(operation: "read")
-        let writable = ReadinessWaiter(operation: "write")
+    /// System calls on the descriptor go through ``withDescriptor(operation:_:)``, which refuses them once
+    /// ``close()`` began (see ``GuardedDescriptor``); closing unregisters and closes the descriptor under
+    /// the same lock.
+    final class SocketChannel: Sendable {
+        let readable: EdgeReadinessWaiter
+        let writable: EdgeReadinessWaiter
         let reactor: EpollReactor
-        private let state = Locked(State())
+        private let guarded: GuardedDescriptor
+        private let registration: UInt64
 
         /// Wraps `descriptor` and registers it with the reactor.
         ///
         /// For a socket that is still connecting, create the channel after calling `connect`, so
         /// that the first write-readiness edge means "connected" (or "failed").
         init(descriptor: Int32, reactor: EpollReactor = .shared) {
-            self.descriptor = descriptor
+            let readable = EdgeReadinessWaiter(operation: "read")
+            let writable = EdgeReadinessWaiter(operation: "write")
+            self.readable = readable
+            self.writable = writable
             self.reactor = reactor
-            let id = reactor.register(descriptor, readable: readable, writable: writable)
-            state.withLock { $0.registration = id }
+            guarded = GuardedDescriptor(descriptor)
+            registration = reactor.register(descriptor, readable: readable, writable: writable)
         }
 
         deinit { close() }
 
-        var isClosed: Bool { state.withLock { $0.closed } }
+        var isClosed: Bool { guarded.isClosed }
 
         /// Runs a non-blocking system call on the open descriptor, or fails with `.closed`.
-        func withDescriptor<T>(operation: String, _ body: (Int32) -> T) throws -> T {
-            try state.withLock { state in
-                guard !state.closed else { throw TransportError(kind: .closed, operation: operation) }
-                return body(descriptor)
-            }
+        func withDescriptor<T>(operation: String, _ body: (Int32) -> T) throws(TransportError) -> T {
+            try guarded.withDescriptor(operation: operation, body)
         }
 
         func close() {
-            let first = state.withLock { state -> Bool in
-                guard !state.closed else { return false }
-                state.closed = true
-                if let id = state.registration { reactor.unregister(descriptor, id: id) }
+            let first = guarded.close { [reactor, registration] descriptor in
+                reactor.unregister(descriptor, id: registration)
                 _ = systemClose(descriptor)
-                return true
             }
             guard first else { return }
             readable.cancel()

@@ -22,7 +22,7 @@ import Foundation
 /// let reply = try await connection.read()
 /// connection.close()
 /// ```
-public final class TCPConnection: ByteStream, @unchecked Sendable {
+public final class TCPConnection: ByteStream, Sendable {
     let channel: SocketChannel
     private let writeLock = AsyncLock()
     /// The host (or address) this connection was opened to, or the peer address for accepted ones.

@@ -16,7 +16,7 @@ import Foundation
 /// print(listener.port)
 /// let connection = try await listener.accept()
 /// ```
-public final class TCPListener: @unchecked Sendable {
+public final class TCPListener: Sendable {
     private let channel: SocketChannel
     /// The port the listener is bound to (the one the kernel picked when asked for port 0).
     public let port: Int

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCore
 
 #if canImport(COpenSSL)
     import COpenSSL
@@ -10,18 +11,20 @@ import Foundation
     /// stream's async `read`/`write`, so no thread blocks. The peer's chain and host name are verified
     /// during ``connect(over:host:configuration:)``, before any application byte is exchanged.
     /// Reading and writing may happen concurrently from two tasks.
-    public final class TLSConnection: ByteStream, @unchecked Sendable {
+    public final class TLSConnection: ByteStream, Sendable {
         private let transport: any ByteStream
         private let host: String
         // The SSL object is not thread-safe: every call into it happens under this lock, and the lock
         // is never held across a suspension.
-        private let session: Locked<Session>
+        private let session: LockedState<Session>
         private let flushLock = AsyncLock()
-        private let readerActive = Locked(false)
+        private let readerActive = LockedState(false)
         /// The largest chunk one `read()` returns.
         static let readChunkSize = 64 * 1024
 
-        private struct Session {
+        // @unchecked: OpenSSL's `SSL` object is not thread-safe, and a `Session` lives only inside
+        // `session`'s `LockedState` (and `deinit`), so each call into it is made under that lock.
+        private struct Session: @unchecked Sendable {
             var ssl: OpaquePointer
             var context: OpaquePointer
             var input: OpaquePointer
@@ -37,7 +40,7 @@ import Foundation
         private init(transport: any ByteStream, host: String, session: Session) {
             self.transport = transport
             self.host = host
-            self.session = Locked(session)
+            self.session = LockedState(session)
         }
 
         deinit {
@@ -63,27 +66,15 @@ import Foundation
             configuration: TLSConfiguration = TLSConfiguration()
         ) async throws -> TLSConnection {
             let name = configuration.serverNameOverride ?? host
-            let session: Session
-            do {
+            return try await establish(over: transport, host: name) {
                 // OpenSSL treats an empty name as "no name to check": any trusted certificate would pass.
                 guard isUsableHostName(name) else {
                     throw TransportError(
                         kind: .invalidHostName, operation: "tls-setup",
                         detail: "the host name to verify is empty or malformed")
                 }
-                session = try makeSession(name: name, configuration: configuration)
-            } catch {
-                transport.close()
-                throw error
+                return try makeSession(name: name, configuration: configuration)
             }
-            let connection = TLSConnection(transport: transport, host: name, session: session)
-            do {
-                try await connection.handshake()
-            } catch {
-                transport.close()
-                throw error
-            }
-            return connection
         }
 
         /// Runs the server side of the TLS handshake over an accepted `transport`.
@@ -95,21 +86,22 @@ import Foundation
         public static func accept(over transport: any ByteStream, identity: TLSServerIdentity) async throws
             -> TLSConnection
         {
-            let session: Session
+            try await establish(over: transport, host: "client") { try makeServerSession(identity: identity) }
+        }
+
+        /// Makes a session and runs its handshake over `transport`, closing the transport if either fails
+        /// (the connection owns it from the start).
+        private static func establish(
+            over transport: any ByteStream, host: String, makeSession: () throws -> Session
+        ) async throws -> TLSConnection {
             do {
-                session = try makeServerSession(identity: identity)
-            } catch {
-                transport.close()
-                throw error
-            }
-            let connection = TLSConnection(transport: transport, host: "client", session: session)
-            do {
+                let connection = TLSConnection(transport: transport, host: host, session: try makeSession())
                 try await connection.handshake()
+                return connection
             } catch {
                 transport.close()
                 throw error
             }
-            return connection
         }
 
         private static func makeServerSession(identity: TLSServerIdentity) throws -> Session {
@@ -230,7 +222,13 @@ import Foundation
         /// Client contexts by trust configuration. Building one loads the system trust store, which
         /// costs milliseconds, so each configuration is built once and shared (an `SSL_CTX` is safe to
         /// share between threads once configured).
-        private static let clientContexts = Locked<[TLSConfiguration: OpaquePointer]>([:])
+        private static let clientContexts = LockedState<[TLSConfiguration: SharedContext]>([:])
+
+        // @unchecked: an `SSL_CTX` is safe to share between threads once configured (OpenSSL locks its
+        // reference count and caches), and only configured contexts are cached.
+        private struct SharedContext: @unchecked Sendable {
+            let pointer: OpaquePointer
+        }
 
         /// A client context for `configuration` with one reference owned by the caller.
         private static func clientContext(
@@ -240,7 +238,7 @@ import Foundation
             key.serverNameOverride = nil
             key.applicationProtocols = []
             return try clientContexts.withLock { cache in
-                if let context = cache[key] {
+                if let context = cache[key]?.pointer {
                     SSL_CTX_up_ref(context)
                     return context
                 }
@@ -261,7 +259,7 @@ import Foundation
                 // A handful of configurations per process is normal; beyond that, stop caching.
                 if cache.count < 16 {
                     SSL_CTX_up_ref(context)
-                    cache[key] = context
+                    cache[key] = SharedContext(pointer: context)
                 }
                 return context
             }
@@ -496,15 +494,8 @@ import Foundation
 
     /// The pending OpenSSL errors of this thread, as text, oldest first.
     func openSSLErrors() -> String {
-        var lines: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            lines.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return lines.isEmpty ? "unknown TLS error" : lines.joined(separator: "; ")
+        let reasons = drainOpenSSLErrors()
+        return reasons.isEmpty ? "unknown TLS error" : reasons
     }
 #endif
 

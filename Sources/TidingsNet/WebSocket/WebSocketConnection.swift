@@ -22,8 +22,8 @@ final class WebSocketConnection: Sendable {
     /// Received messages on their way to the consumer; full, it holds the reader (back-pressure).
     private let incoming: BackPressureQueue<WebSocketMessage>
     private let logger: TidingsLogger
-    private let state = Locked(State())
-    private let outbox = Locked(Outbox())
+    private let state = LockedState(State())
+    private let outbox = LockedState(Outbox())
 
     /// Frames queued for the transport, written in order by one writer task at a time.
     ///

@@ -1,22 +1,6 @@
-import Foundation
+import TidingsCore
 
-/// A value guarded by a lock, for state shared between the reactor queue and async callers.
-///
-/// The closure passed to `withLock` must never suspend or block for long: it runs with the lock held.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
-
-/// A first-in, first-out async mutex: holders may suspend while holding it (unlike `NSLock`).
+/// A first-in, first-out async mutex: holders may suspend while holding it (unlike `LockedState`, whose closures must not).
 ///
 /// Used to keep whole writes of different tasks from interleaving on one stream.
 final class AsyncLock: Sendable {
@@ -24,7 +8,7 @@ final class AsyncLock: Sendable {
         var held = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
-    private let state = Locked(State())
+    private let state = LockedState(State())
 
     init() {}
 

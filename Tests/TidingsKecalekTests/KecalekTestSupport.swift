@@ -51,15 +51,16 @@ struct KecalekHarness {
     }
 
     /// The app starting again over the same cache: a new client of `alice` on the same server and clock,
-    /// connected, with no conversation open yet.
+    /// connected, with no conversation open yet; through `transport` (a test double wrapping the server's)
+    /// when given, else straight to the server.
     ///
     /// Close ``client`` first and change the server in between: a client that stays connected is told
     /// about new messages by `new_message` and may store them before the next ``KecalekClient/messages(conversation:limit:offset:)``,
     /// so a test of what the reopen fetches would depend on scheduling.
-    func relaunch() async throws -> KecalekClient {
+    func relaunch(through transport: (any KecalekTransport)? = nil) async throws -> KecalekClient {
         let relaunched = KecalekClient(
-            configuration: .init(userID: Self.me), transport: server.transport(userID: Self.me), cache: cache,
-            decryptor: server.cipher, clock: clock)
+            configuration: .init(userID: Self.me), transport: transport ?? server.transport(userID: Self.me),
+            cache: cache, decryptor: server.cipher, clock: clock)
         try await relaunched.connect()
         return relaunched
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PeerSupport
 import TidingsCore
 import TidingsKecalek
 import TidingsSandbox
@@ -121,15 +122,6 @@ final class ChangeRecorder: Sendable {
             if seen { continuation.resume() }
         }
     }
-}
-
-/// Log records, for asserting that something was logged.
-final class LogCollector: Sendable {
-    private let records = LockedState<[LogRecord]>([])
-
-    func append(_ record: LogRecord) { records.withLock { records in records.append(record) } }
-
-    var messages: [String] { records.withLock { records in records.map(\.message) } }
 }
 
 /// Yields to other tasks until `condition` holds; false after `maxYields` (no wall clock involved).

@@ -54,7 +54,7 @@ let package = Package(
         // A child process for the store's crash test: writes outbox rows until it is killed.
         .executableTarget(
             name: "StoreCrashWriter",
-            dependencies: ["TidingsCore"],
+            dependencies: ["TidingsCore", "PeerSupport"],
             path: "Tests/StoreCrashWriter"
         ),
 

@@ -93,6 +93,10 @@ final class ScheduledNotificationTransport: KecalekTransport, Sendable {
         let channel = try await base.connect()
         let (connection, abandoned): (Int, [CheckedContinuation<Bool, Never>]) = state.withLock { locked in
             locked.currentConnection += 1
+            // The last connection's `mark_read`s can no longer be answered; kept in flight, one would be lost
+            // when this connection's client reuses its request ID (each client counts from 1).
+            locked.unacknowledgedReads.formUnion(locked.markReadsInFlight.values.joined())
+            locked.markReadsInFlight = [:]
             locked.discarded += locked.held.count
             locked.held = []
             locked.cutCountdown = nil

@@ -12,18 +12,6 @@ import TidingsNet
 ///
 /// The tests share one peer: the server keeps no state between requests (cookies live in each client).
 @Suite(.timeLimit(.minutes(2))) struct HTTPClientInteropTests {
-    /// A settable date, so cookie expiry runs on test time.
-    final class TestDate: Sendable {
-        private struct State {
-            var value = Date(timeIntervalSince1970: 1_800_000_000)
-        }
-        private let state = LockedState(State())
-        var now: Date { state.withLock { locked in locked.value } }
-        func advance(seconds: TimeInterval) {
-            state.withLock { locked in locked.value = locked.value.addingTimeInterval(seconds) }
-        }
-    }
-
     private func url(_ peer: PythonPeer, _ path: String) -> URL {
         URL(string: "http://127.0.0.1:\(peer.port)\(path)")!
     }

@@ -54,12 +54,12 @@ let package = Package(
         // A child process for the store's crash test: writes outbox rows until it is killed.
         .executableTarget(
             name: "StoreCrashWriter",
-            dependencies: ["TidingsCore"],
+            dependencies: ["TidingsCore", "PeerSupport"],
             path: "Tests/StoreCrashWriter"
         ),
 
-        // Test support: child processes spawned and reaped off Swift's cooperative pool, and the real
-        // Python peers on loopback (also used by tidings-bench).
+        // Test support: child processes spawned and reaped off Swift's cooperative pool, the real Python
+        // peers on loopback (also used by tidings-bench), and the helpers several test targets share.
         .target(name: "PeerSupport", dependencies: ["TidingsCore"], path: "Tests/PeerSupport"),
 
         // Stand-ins for CryptoKit's, os's and GRDB's common names, in a module of their own (see NameCollisionTests).
@@ -74,7 +74,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TidingsCoreTests", dependencies: ["TidingsCore", "CSQLite", "PeerSupport"]),
-        .testTarget(name: "TidingsNetTests", dependencies: ["TidingsNet", "TidingsCore"]),
+        .testTarget(name: "TidingsNetTests", dependencies: ["TidingsNet", "TidingsCore", "PeerSupport"]),
         .testTarget(name: "InteropTests", dependencies: ["TidingsNet", "TidingsCore", "PeerSupport"]),
         .testTarget(
             name: "TidingsKecalekTests",

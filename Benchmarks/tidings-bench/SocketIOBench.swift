@@ -49,7 +49,7 @@ enum SocketIOBench {
             let tidings = try await measureTidings(url: url, transports: transports, window: window, scale: 1)
             progress("\(label): python-socketio")
             let python = try await runPython(root: root, url: url, transport: pythonName, window: window)
-            let rows: [(String, String, Double, Double)] = [
+            let rows: [BenchComparison] = [
                 ("connect time (\(label)), median", "ms", tidings.connect_ms, python.connect_ms),
                 ("ack round trip (\(label)), p50", "ms", tidings.ack_p50_ms, python.ack_p50_ms),
                 ("ack round trip (\(label)), p99", "ms", tidings.ack_p99_ms, python.ack_p99_ms),
@@ -59,21 +59,9 @@ enum SocketIOBench {
                 ),
                 ("64 KiB binary ack (\(label)), median", "ms", tidings.binary_64k_ms, python.binary_64k_ms),
             ]
-            for (offset, row) in rows.enumerated() {
-                let higherIsBetter = row.1 == "acks/s"
-                reporter.report(
-                    BenchResult(
-                        id: "SIO\(firstID + offset)", name: row.0, value: row.2, unit: row.1, baseline: row.3,
-                        note: "baseline: python-socketio AsyncClient; \(higherIsBetter ? "higher" : "lower") is better")
-                )
-                // Rows must reach a pipe as they are measured, not at exit.
-                fflush(nil)
-                let wins = higherIsBetter ? row.2 > row.3 : row.2 < row.3
-                if !wins {
-                    FileHandle.standardError.write(Data("warning: Tidings does not beat Python on '\(row.0)'\n".utf8))
-                }
-            }
-            firstID += rows.count
+            firstID = reporter.reportComparisons(
+                rows, idPrefix: "SIO", firstID: firstID, baseline: "python-socketio AsyncClient",
+                higherIsBetter: "acks/s", warnWhenSlower: true)
         }
     }
 

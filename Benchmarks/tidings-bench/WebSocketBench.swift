@@ -50,7 +50,7 @@ enum WebSocketBench {
             let python = try await runPython(
                 root: root, url: url, ca: secure ? tls.appendingPathComponent("ca.pem").path : nil)
             let label = secure ? "wss" : "ws"
-            let rows: [(String, String, Double, Double)] = [
+            let rows: [BenchComparison] = [
                 ("connect time (\(label)), median", "ms", tidings.connect_ms, python.connect_ms),
                 ("32 B text echo round trip (\(label)), p50", "ms", tidings.echo_p50_ms, python.echo_p50_ms),
                 ("32 B text echo round trip (\(label)), p99", "ms", tidings.echo_p99_ms, python.echo_p99_ms),
@@ -60,15 +60,9 @@ enum WebSocketBench {
                 ),
                 ("1 MiB binary echo (\(label)), median", "ms", tidings.big_ms, python.big_ms),
             ]
-            for (offset, row) in rows.enumerated() {
-                let higherIsBetter = row.1 == "msg/s"
-                reporter.report(
-                    BenchResult(
-                        id: "WS\(firstID + offset)", name: row.0, value: row.2, unit: row.1, baseline: row.3,
-                        note: "baseline: websockets 17 asyncio client; \(higherIsBetter ? "higher" : "lower") is better"
-                    ))
-            }
-            firstID += rows.count
+            firstID = reporter.reportComparisons(
+                rows, idPrefix: "WS", firstID: firstID, baseline: "websockets 17 asyncio client",
+                higherIsBetter: "msg/s")
         }
     }
 

@@ -12,28 +12,6 @@ import TidingsNet
 ///
 /// The tests share one peer: the server keeps no state between requests (cookies live in each client).
 @Suite(.timeLimit(.minutes(2))) struct HTTPClientInteropTests {
-    /// A settable date, so cookie expiry runs on test time.
-    final class TestDate: Sendable {
-        private struct State {
-            var value = Date(timeIntervalSince1970: 1_800_000_000)
-        }
-        private let state = LockedState(State())
-        var now: Date { state.withLock { locked in locked.value } }
-        func advance(seconds: TimeInterval) {
-            state.withLock { locked in locked.value = locked.value.addingTimeInterval(seconds) }
-        }
-    }
-
-    /// Collects log records.
-    final class LogSink: Sendable {
-        private struct State {
-            var records: [LogRecord] = []
-        }
-        private let state = LockedState(State())
-        var all: [LogRecord] { state.withLock { locked in locked.records } }
-        func append(_ record: LogRecord) { state.withLock { locked in locked.records.append(record) } }
-    }
-
     private func url(_ peer: PythonPeer, _ path: String) -> URL {
         URL(string: "http://127.0.0.1:\(peer.port)\(path)")!
     }
@@ -212,7 +190,7 @@ import TidingsNet
     @Test func theBearerTokenTravelsInTheHeaderAndNeverInLogsOrErrors() async throws {
         let peer = try await PythonPeer.shared("http_peer.py")
         let secret = "tok-SECRET-9f8e7d"
-        let sink = LogSink()
+        let sink = LogCollector()
         let logger = TidingsLogger(subsystem: "test", minimumLevel: .debug) { sink.append($0) }
         let clock = TestClock()
         let client = HTTPClient(configuration: .init(clock: clock, logger: logger))
@@ -239,8 +217,8 @@ import TidingsNet
         do { _ = try await client.send(refused) } catch { descriptions.append("\(error)") }
 
         #expect(descriptions.count == 4)
-        #expect(!sink.all.isEmpty)
-        for text in descriptions + sink.all.map(\.description) {
+        #expect(!sink.records.isEmpty)
+        for text in descriptions + sink.records.map(\.description) {
             #expect(!text.contains(secret), "\(text)")
         }
     }

@@ -1,6 +1,6 @@
 /// A small seeded generator, so "random" test data is the same on every run and a failing
 /// pattern can be replayed from the seed in the message.
-public struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     /// The generator's whole state: the seed, advanced once per value.
     public var state: UInt64
 

@@ -17,6 +17,7 @@
 // Outcome lines: `ok from=<user_version found> recovery=<none|reason>` or `error <kind>: <message>`.
 // Exit codes: 64 for bad arguments, 1 when the store fails.
 import Foundation
+import PeerSupport
 import TidingsCore
 
 #if canImport(Glibc)
@@ -24,20 +25,6 @@ import TidingsCore
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-/// The outbox table, as `StoreCrashTests` declares it too.
-let schema = SQLiteSchema(
-    tables: [.durable("outbox")],
-    migrations: [
-        .init(version: 1, name: "outbox") { db in
-            try db.execute(
-                """
-                CREATE TABLE outbox(
-                    id INTEGER PRIMARY KEY, payload BLOB NOT NULL, created_at INTEGER NOT NULL,
-                    checksum INTEGER NOT NULL)
-                """)
-        }
-    ])
 
 func fail(_ message: String, status: Int32) -> Never {
     FileHandle.standardError.write(Data("StoreCrashWriter: \(message)\n".utf8))
@@ -55,11 +42,6 @@ func parseHex(_ text: String) -> [UInt8]? {
         bytes.append(byte)
     }
     return bytes
-}
-
-/// The first 8 bytes of SHA-256 as a signed integer: what the parent recomputes from the decrypted payload.
-func checksum(_ bytes: [UInt8]) -> Int64 {
-    TidingsCrypto.SHA256.hash(bytes).prefix(8).reduce(Int64(0)) { ($0 << 8) | Int64($1) }
 }
 
 /// The schema of the two-process tests, as `StoreTwoProcessTests` declares it (the same as `TestSchema`).
@@ -137,7 +119,8 @@ guard arguments.count == 3, let keyBytes = parseHex(arguments[2]) else {
 }
 do {
     let cipher = try ValueCipher(key: try TidingsCrypto.SymmetricKey(bytes: keyBytes))
-    let database = try SQLiteDatabase(path: arguments[1], schema: schema, configuration: .init(cipher: cipher))
+    let database = try SQLiteDatabase(
+        path: arguments[1], schema: StoreCrashOutbox.schema, configuration: .init(cipher: cipher))
     if let recovery = database.openReport.recovery {
         fail("store needed recovery: \(recovery.reason)", status: 1)
     }
@@ -150,7 +133,7 @@ do {
             let sealed = try cipher.seal(plaintext, table: "outbox", column: "payload", rowID: id)
             try db.execute(
                 "INSERT INTO outbox(id, payload, created_at, checksum) VALUES (?, ?, ?, ?)",
-                [id, sealed, Int64(Date().timeIntervalSince1970 * 1000), checksum(plaintext)])
+                [id, sealed, Int64(Date().timeIntervalSince1970 * 1000), StoreCrashOutbox.checksum(plaintext)])
         }
         FileHandle.standardOutput.write(Data("\(id)\n".utf8))
     }

@@ -1,16 +1,11 @@
+import PeerSupport
 import Testing
 
 @testable import TidingsCore
 
 @Suite(.timeLimit(.minutes(1))) struct LoggerTests {
-    final class Collected: Sendable {
-        private let state = LockedState<[LogRecord]>([])
-        var records: [LogRecord] { state.withLock { $0 } }
-        func append(_ record: LogRecord) { state.withLock { $0.append(record) } }
-    }
-
     @Test func dropsRecordsBelowTheMinimumLevelWithoutBuildingThem() {
-        let collected = Collected()
+        let collected = LogCollector()
         let log = TidingsLogger(subsystem: "test", minimumLevel: .warning) { collected.append($0) }
         var built = 0
         func message() -> String {
@@ -25,7 +20,7 @@ import Testing
     }
 
     @Test func scopedKeepsSinkAndLevel() {
-        let collected = Collected()
+        let collected = LogCollector()
         let log = TidingsLogger(subsystem: "a", minimumLevel: .debug) { collected.append($0) }.scoped("b")
         log.debug("x")
         #expect(collected.records.map(\.subsystem) == ["b"])

@@ -1,4 +1,5 @@
 import Foundation
+import PeerSupport
 import Testing
 
 @testable import TidingsCore
@@ -22,15 +23,6 @@ final class FlakyMarkerStorage: MarkerStorage, Sendable {
             locked.values[key] = value
         }
     }
-}
-
-final class LogCollector: Sendable {
-    private struct State {
-        var stored: [LogRecord] = []
-    }
-    private let state = LockedState(State())
-    var records: [LogRecord] { state.withLock { locked in locked.stored } }
-    func append(_ record: LogRecord) { state.withLock { locked in locked.stored.append(record) } }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct MarkerAdvanceTests {

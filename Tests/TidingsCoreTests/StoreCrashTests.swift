@@ -11,20 +11,6 @@ import TidingsCore
 
 /// Kills a writer process with SIGKILL at random moments and checks that every commit it reported survived.
 @Suite(.timeLimit(.minutes(5))) struct StoreCrashTests {
-    /// The writer's schema (Tests/StoreCrashWriter/main.swift declares the same table).
-    static let schema = SQLiteSchema(
-        tables: [.durable("outbox")],
-        migrations: [
-            .init(version: 1, name: "outbox") { db in
-                try db.execute(
-                    """
-                    CREATE TABLE outbox(
-                        id INTEGER PRIMARY KEY, payload BLOB NOT NULL, created_at INTEGER NOT NULL,
-                        checksum INTEGER NOT NULL)
-                    """)
-            }
-        ])
-
     static var writer: URL { StoreChild.executable }
 
     /// Starts the writer, reads `linesBeforeKill` ids, kills it, and returns every complete id line it printed.
@@ -62,10 +48,6 @@ import TidingsCore
         return try lines.map { line in try #require(Int64(line), "bad line '\(line)'") }
     }
 
-    private func checksum(_ bytes: [UInt8]) -> Int64 {
-        TidingsCrypto.SHA256.hash(bytes).prefix(8).reduce(Int64(0)) { ($0 << 8) | Int64($1) }
-    }
-
     @Test func everyCommittedRowSurvivesSIGKILL() async throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.writer.path), "StoreCrashWriter is not built")
         let directory = try StoreTemporaryDirectory()
@@ -84,7 +66,8 @@ import TidingsCore
                 path: path, keyHex: keyHex, linesBeforeKill: lines, extraMicroseconds: delay)
             reported.formUnion(printed)
 
-            let database = try SQLiteDatabase(path: path, schema: Self.schema, configuration: .init(cipher: cipher))
+            let database = try SQLiteDatabase(
+                path: path, schema: StoreCrashOutbox.schema, configuration: .init(cipher: cipher))
             #expect(database.openReport.recovery == nil, "round \(round): \(String(describing: database.openReport))")
             // Checked on the store's queue, where no test context is: problems come back as values.
             let (present, halfWritten) = try await database.read { db in
@@ -94,7 +77,9 @@ import TidingsCore
                     let id: Int64 = try row[0]
                     let plaintext = try cipher.open(try row[1], table: "outbox", column: "payload", rowID: id)
                     let stored: Int64 = try row[2]
-                    if plaintext.count != 512 || checksum(plaintext) != stored { halfWritten.append(id) }
+                    if plaintext.count != 512 || StoreCrashOutbox.checksum(plaintext) != stored {
+                        halfWritten.append(id)
+                    }
                     present.insert(id)
                 }
                 return (present, halfWritten)

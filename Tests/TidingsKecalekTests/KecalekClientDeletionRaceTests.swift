@@ -39,10 +39,7 @@ import TidingsSandbox
         let injector = NotificationInjectingTransport.deleting(
             in: KecalekHarness.conversation, before: "get_deleted_since")
         injector.base = harness.server.transport(userID: KecalekHarness.me)
-        let client = KecalekClient(
-            configuration: .init(userID: KecalekHarness.me), transport: injector, cache: harness.cache,
-            decryptor: harness.server.cipher, clock: harness.clock)
-        try await client.connect()
+        let client = try await harness.relaunch(through: injector)
         let page = await client.messages(conversation: conversation)
         #expect(injector.injectedFor == posted.messageID)
         #expect(page.source.isIncremental)

@@ -4,19 +4,18 @@ import TidingsKecalek
 
 /// A cache that forwards to another and counts, per write transaction, how many messages it upserted: the
 /// paged-sync tests read from it whether a sync wrote page by page or all at once.
-final class CountingCache: KecalekMessageCache, @unchecked Sendable {
-    private let lock = NSLock()
+final class CountingCache: KecalekMessageCache, Sendable {
     private let base: any KecalekMessageCache
-    private var _upsertsPerWrite: [Int] = []
+    private let upsertsPerWriteIncludingNone = LockedState<[Int]>([])
 
     init(_ base: any KecalekMessageCache) { self.base = base }
 
     /// For every write transaction that upserted at least one message, how many it upserted, in order.
-    var upsertsPerWrite: [Int] { lock.withLock { _upsertsPerWrite.filter { $0 > 0 } } }
+    var upsertsPerWrite: [Int] { upsertsPerWriteIncludingNone.withLock { counts in counts.filter { $0 > 0 } } }
 
     func write<T>(_ body: (any KecalekCacheWriter) throws -> T) throws -> T {
         var upserts = 0
-        defer { lock.withLock { _upsertsPerWrite.append(upserts) } }
+        defer { upsertsPerWriteIncludingNone.withLock { counts in counts.append(upserts) } }
         return try base.write { writer in
             try body(CountingWriter(base: writer, upserts: { upserts += 1 }))
         }
@@ -81,13 +80,15 @@ private struct CountingWriter: KecalekCacheWriter {
 
 /// Wraps a transport and ends the connection in front of the `n`th response of a type (1 for the first),
 /// as a killed app or a lost network would between two pages of a sync: that response never arrives.
-final class ResponseCuttingTransport: KecalekTransport, @unchecked Sendable {
-    private let lock = NSLock()
+final class ResponseCuttingTransport: KecalekTransport, Sendable {
+    private struct State {
+        var seen = 0
+        var cut = false
+    }
+    private let state = LockedState(State())
     private let base: any KecalekTransport
     private let type: String
     private let ordinal: Int
-    private var seen = 0
-    private var _cut = false
 
     init(_ base: any KecalekTransport, before ordinal: Int, of type: String) {
         self.base = base
@@ -96,7 +97,7 @@ final class ResponseCuttingTransport: KecalekTransport, @unchecked Sendable {
     }
 
     /// Whether the connection was cut.
-    var cut: Bool { lock.withLock { _cut } }
+    var cut: Bool { state.withLock { locked in locked.cut } }
 
     func connect() async throws -> KecalekChannel {
         let channel = try await base.connect()
@@ -123,10 +124,10 @@ final class ResponseCuttingTransport: KecalekTransport, @unchecked Sendable {
         guard case .response(let response)? = try? KecalekInbound(frame: frame), response.type == type else {
             return false
         }
-        return lock.withLock {
-            seen += 1
-            guard seen == ordinal else { return false }
-            _cut = true
+        return state.withLock { locked in
+            locked.seen += 1
+            guard locked.seen == ordinal else { return false }
+            locked.cut = true
             return true
         }
     }

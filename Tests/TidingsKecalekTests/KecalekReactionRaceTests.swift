@@ -23,10 +23,7 @@ import TidingsSandbox
             ]
         }
         injector.base = harness.server.transport(userID: KecalekHarness.me)
-        let client = KecalekClient(
-            configuration: .init(userID: KecalekHarness.me), transport: injector, cache: harness.cache,
-            decryptor: harness.server.cipher, clock: harness.clock)
-        try await client.connect()
+        let client = try await harness.relaunch(through: injector)
         let page = await client.messages(conversation: conversation)
         #expect(injector.injectedFor == posted.messageID)
         #expect(page.newMessageIDs == [posted.messageID])
@@ -54,10 +51,7 @@ import TidingsSandbox
             [.newMessage(announced)]
         }
         injector.base = harness.server.transport(userID: KecalekHarness.me)
-        let client = KecalekClient(
-            configuration: .init(userID: KecalekHarness.me), transport: injector, cache: harness.cache,
-            decryptor: harness.server.cipher, clock: harness.clock)
-        try await client.connect()
+        let client = try await harness.relaunch(through: injector)
         let page = await client.messages(conversation: conversation)
         #expect(injector.injectedFor != nil)
         #expect(page.newMessageIDs == [posted.messageID])
@@ -88,10 +82,7 @@ import TidingsSandbox
             ]
         }
         injector.base = harness.server.transport(userID: KecalekHarness.me)
-        let client = KecalekClient(
-            configuration: .init(userID: KecalekHarness.me), transport: injector, cache: harness.cache,
-            decryptor: harness.server.cipher, clock: harness.clock)
-        try await client.connect()
+        let client = try await harness.relaunch(through: injector)
         let page = await client.messages(conversation: conversation, limit: 2)
         await client.close()
         #expect(injector.injectedFor != nil)

@@ -1,4 +1,5 @@
 import Foundation
+import PeerSupport
 import TidingsCore
 import TidingsKecalek
 import TidingsSandbox
@@ -51,15 +52,16 @@ struct KecalekHarness {
     }
 
     /// The app starting again over the same cache: a new client of `alice` on the same server and clock,
-    /// connected, with no conversation open yet.
+    /// connected, with no conversation open yet; through `transport` (a test double wrapping the server's)
+    /// when given, else straight to the server.
     ///
     /// Close ``client`` first and change the server in between: a client that stays connected is told
     /// about new messages by `new_message` and may store them before the next ``KecalekClient/messages(conversation:limit:offset:)``,
     /// so a test of what the reopen fetches would depend on scheduling.
-    func relaunch() async throws -> KecalekClient {
+    func relaunch(through transport: (any KecalekTransport)? = nil) async throws -> KecalekClient {
         let relaunched = KecalekClient(
-            configuration: .init(userID: Self.me), transport: server.transport(userID: Self.me), cache: cache,
-            decryptor: server.cipher, clock: clock)
+            configuration: .init(userID: Self.me), transport: transport ?? server.transport(userID: Self.me),
+            cache: cache, decryptor: server.cipher, clock: clock)
         try await relaunched.connect()
         return relaunched
     }
@@ -73,58 +75,53 @@ struct KecalekHarness {
 }
 
 /// Collects a client's changes in the background.
-final class ChangeRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var changes: [KecalekChange] = []
-    private var waiters:
-        [(predicate: @Sendable (KecalekChange) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
-    private var task: Task<Void, Never>?
+final class ChangeRecorder: Sendable {
+    private struct State {
+        var changes: [KecalekChange] = []
+        var waiters: [(predicate: @Sendable (KecalekChange) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
+            []
+        var task: Task<Void, Never>?
+    }
+    private let state = LockedState(State())
 
     init(_ stream: KecalekChanges) {
-        task = Task { [weak self] in
+        let task = Task { [weak self] in
             for await change in stream { self?.append(change) }
         }
+        state.withLock { locked in locked.task = task }
     }
 
-    deinit { task?.cancel() }
+    deinit { state.withLock { locked in locked.task }?.cancel() }
 
     private func append(_ change: KecalekChange) {
-        let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
-            changes.append(change)
-            let (hit, rest) = (waiters.filter { $0.predicate(change) }, waiters.filter { !$0.predicate(change) })
-            waiters = rest
+        let ready: [CheckedContinuation<Void, Never>] = state.withLock { locked in
+            locked.changes.append(change)
+            let (hit, rest) = (
+                locked.waiters.filter { $0.predicate(change) }, locked.waiters.filter { !$0.predicate(change) }
+            )
+            locked.waiters = rest
             return hit.map(\.continuation)
         }
         for continuation in ready { continuation.resume() }
     }
 
-    var all: [KecalekChange] { lock.withLock { changes } }
+    var all: [KecalekChange] { state.withLock { locked in locked.changes } }
 
     func contains(where predicate: (KecalekChange) -> Bool) -> Bool {
-        lock.withLock { changes.contains(where: predicate) }
+        state.withLock { locked in locked.changes.contains(where: predicate) }
     }
 
     /// Suspends until a change matching `predicate` is recorded (at once if one already was).
     func wait(for predicate: @escaping @Sendable (KecalekChange) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let seen = lock.withLock {
-                if changes.contains(where: predicate) { return true }
-                waiters.append((predicate, continuation))
+            let seen = state.withLock { locked in
+                if locked.changes.contains(where: predicate) { return true }
+                locked.waiters.append((predicate, continuation))
                 return false
             }
             if seen { continuation.resume() }
         }
     }
-}
-
-/// Log records, for asserting that something was logged.
-final class LogCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var records: [LogRecord] = []
-
-    func append(_ record: LogRecord) { lock.withLock { records.append(record) } }
-
-    var messages: [String] { lock.withLock { records.map(\.message) } }
 }
 
 /// Yields to other tasks until `condition` holds; false after `maxYields` (no wall clock involved).
@@ -148,19 +145,21 @@ extension KecalekMessagePage.Source {
 }
 
 /// A transport that can be told to refuse connections, as an unreachable server would.
-final class RefusableTransport: KecalekTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var _base: (any KecalekTransport)?
-    private var _refusing = false
+final class RefusableTransport: KecalekTransport, Sendable {
+    private struct State {
+        var base: (any KecalekTransport)?
+        var refusing = false
+    }
+    private let state = LockedState(State())
 
     var base: (any KecalekTransport)? {
-        get { lock.withLock { _base } }
-        set { lock.withLock { _base = newValue } }
+        get { state.withLock { locked in locked.base } }
+        set { state.withLock { locked in locked.base = newValue } }
     }
 
     var refusing: Bool {
-        get { lock.withLock { _refusing } }
-        set { lock.withLock { _refusing = newValue } }
+        get { state.withLock { locked in locked.refusing } }
+        set { state.withLock { locked in locked.refusing = newValue } }
     }
 
     func connect() async throws -> KecalekChannel {

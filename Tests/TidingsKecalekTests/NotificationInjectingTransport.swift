@@ -8,14 +8,16 @@ import TidingsKecalek
 ///
 /// The notifications are made from the *target*: the newest message ID of the first `get_messages`
 /// response (by `pick`, the last one by default). Used by the reaction and deletion race tests.
-final class NotificationInjectingTransport: KecalekTransport, @unchecked Sendable {
-    private let lock = NSLock()
+final class NotificationInjectingTransport: KecalekTransport, Sendable {
+    private struct State {
+        var base: (any KecalekTransport)?
+        var target: String?
+        var injectedFor: String?
+    }
+    private let state = LockedState(State())
     private let before: String
     private let pick: @Sendable ([String]) -> String?
     private let make: @Sendable (String) -> [KecalekNotification]
-    private var _base: (any KecalekTransport)?
-    private var target: String?
-    private var _injectedFor: String?
 
     /// - Parameters:
     ///   - before: The response type the notifications go in front of.
@@ -38,12 +40,12 @@ final class NotificationInjectingTransport: KecalekTransport, @unchecked Sendabl
     }
 
     var base: (any KecalekTransport)? {
-        get { lock.withLock { _base } }
-        set { lock.withLock { _base = newValue } }
+        get { state.withLock { locked in locked.base } }
+        set { state.withLock { locked in locked.base = newValue } }
     }
 
     /// The message the injected notifications were about, once they were sent.
-    var injectedFor: String? { lock.withLock { _injectedFor } }
+    var injectedFor: String? { state.withLock { locked in locked.injectedFor } }
 
     func connect() async throws -> KecalekChannel {
         guard let base else { throw KecalekError.notConnected }
@@ -65,14 +67,14 @@ final class NotificationInjectingTransport: KecalekTransport, @unchecked Sendabl
 
     private func injections(before frame: Data) -> [Data] {
         guard case .response(let response)? = try? KecalekInbound(frame: frame) else { return [] }
-        return lock.withLock {
-            guard _injectedFor == nil else { return [] }
-            if response.type == "get_messages", target == nil {
+        return state.withLock { locked in
+            guard locked.injectedFor == nil else { return [] }
+            if response.type == "get_messages", locked.target == nil {
                 let ids = (response.data["messages"]?.arrayValue ?? []).compactMap { $0["message_id"]?.identifierValue }
-                target = pick(ids)
+                locked.target = pick(ids)
             }
-            guard response.type == before, let target else { return [] }
-            _injectedFor = target
+            guard response.type == before, let target = locked.target else { return [] }
+            locked.injectedFor = target
             return make(target).map { $0.encoded() }
         }
     }

@@ -1,21 +1,11 @@
 import Foundation
+import PeerSupport
 import Testing
 import TidingsCore
 
 @testable import TidingsNet
 
 @Suite(.timeLimit(.minutes(1))) struct HTTPCookieJarTests {
-    final class TestDate: Sendable {
-        private struct State {
-            var value = Date(timeIntervalSince1970: 1_800_000_000)
-        }
-        private let state = LockedState(State())
-        var now: Date { state.withLock { locked in locked.value } }
-        func advance(seconds: TimeInterval) {
-            state.withLock { locked in locked.value = locked.value.addingTimeInterval(seconds) }
-        }
-    }
-
     private let site = URL(string: "https://chat.example.org/api/v1/login")!
 
     @Test func maxAgeWinsOverExpiresAndRunsOnTheInjectedDate() {

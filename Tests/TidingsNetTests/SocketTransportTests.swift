@@ -59,10 +59,7 @@ import TidingsCore
     }
 
     @Test func aLargeWriteCompletesWhileTheReaderDrainsSlowly() async throws {
-        let listener = try TCPListener.bind(port: 0)
-        async let accepted = listener.accept()
-        let client = try await TCPConnection.connect(host: "localhost", port: listener.port)
-        let server = try await accepted
+        let (_, client, server) = try await loopbackPair(host: "localhost")
         // 8 MiB is far more than the socket buffers hold, so the writer must wait for writability.
         let payload = (0..<(8 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         async let written: Void = client.write(payload)
@@ -79,10 +76,7 @@ import TidingsCore
     }
 
     @Test func closingWakesAPendingReadWithClosed() async throws {
-        let listener = try TCPListener.bind(port: 0)
-        async let accepted = listener.accept()
-        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
-        let server = try await accepted
+        let (_, client, server) = try await loopbackPair()
         let reader = Task { try await client.read() }
         // The read is parked on the reactor; closing must wake it rather than leave it hanging.
         client.close()
@@ -91,10 +85,7 @@ import TidingsCore
     }
 
     @Test func cancellingAPendingReadThrowsCancellationError() async throws {
-        let listener = try TCPListener.bind(port: 0)
-        async let accepted = listener.accept()
-        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
-        let server = try await accepted
+        let (_, client, server) = try await loopbackPair()
         let reader = Task { try await client.read() }
         reader.cancel()
         await #expect(throws: CancellationError.self) { _ = try await reader.value }
@@ -106,10 +97,7 @@ import TidingsCore
     }
 
     @Test func aSecondConcurrentReadIsRefused() async throws {
-        let listener = try TCPListener.bind(port: 0)
-        async let accepted = listener.accept()
-        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
-        let server = try await accepted
+        let (_, client, server) = try await loopbackPair()
         try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
             for _ in 0..<2 {
                 group.addTask {

@@ -73,10 +73,7 @@ import Testing
     }
 
     @Test func aTrustEntryWithoutACertificateIsAClearError() async throws {
-        let listener = try TCPListener.bind(port: 0)
-        async let accepted = listener.accept()
-        let tcp = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
-        let peer = try await accepted
+        let (listener, tcp, peer) = try await loopbackPair()
         await #expect {
             _ = try await TLSConnection.connect(
                 over: tcp, host: "127.0.0.1",
@@ -89,10 +86,7 @@ import Testing
     }
 
     @Test func aServerThatSpeaksPlainTextFailsTheHandshake() async throws {
-        let listener = try TCPListener.bind(port: 0)
-        async let accepted = listener.accept()
-        let tcp = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
-        let peer = try await accepted
+        let (listener, tcp, peer) = try await loopbackPair()
         try await peer.write(Array("HTTP/1.1 400 Bad Request\r\n\r\n".utf8))
         await #expect {
             _ = try await TLSConnection.connect(over: tcp, host: "127.0.0.1", configuration: try trusting())

@@ -22,16 +22,6 @@ import TidingsCore
         range.map { WebSocketFrame(opcode: .text, payload: Array("m\($0)".utf8)) }
     }
 
-    private func drain(_ socket: WebSocket) async -> ([WebSocketMessage], (any Error)?) {
-        var received: [WebSocketMessage] = []
-        do {
-            for try await message in socket.messages { received.append(message) }
-            return (received, nil)
-        } catch {
-            return (received, error)
-        }
-    }
-
     @Test func messagesBeforeAProtocolViolationInTheSameWriteAreDelivered() async throws {
         let server = try LoopbackWebSocketServer()
         let bad = WebSocketFrameEncoder(role: .client).encode(WebSocketFrame(opcode: .text, payload: [0x78]))

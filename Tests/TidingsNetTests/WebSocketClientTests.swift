@@ -7,17 +7,6 @@ import TidingsCore
 @Suite(.timeLimit(.minutes(1))) struct WebSocketClientTests {
     private func quiet() -> WebSocket.Configuration { WebSocket.Configuration(pingInterval: nil) }
 
-    /// Collects messages until the stream ends; returns them with the error it ended with, if any.
-    private func drain(_ socket: WebSocket) async -> ([WebSocketMessage], (any Error)?) {
-        var received: [WebSocketMessage] = []
-        do {
-            for try await message in socket.messages { received.append(message) }
-            return (received, nil)
-        } catch {
-            return (received, error)
-        }
-    }
-
     @Test func echoesTextAndBinaryAndSurfacesTheServersCloseCode() async throws {
         let server = try LoopbackWebSocketServer()
         async let serverSide: Void = {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TidingsCore
 
 @testable import TidingsNet
 
@@ -29,29 +30,38 @@ final class LoopbackWebSocketServer: Sendable {
 }
 
 /// The server end of one accepted test connection.
-// @unchecked: not shared state — one test task drives a `ServerSide` from start to end, one call at a time.
-final class ServerSide: @unchecked Sendable {
+final class ServerSide: Sendable {
     let connection: TCPConnection
-    private(set) var requestHead = ""
-    private var decoder = WebSocketFrameDecoder(role: .server)
-    private var buffered: [UInt8] = []
+    private struct State {
+        var requestHead = ""
+        var decoder = WebSocketFrameDecoder(role: .server)
+        var buffered: [UInt8] = []
+
+        /// Adds bytes of the request; true once its head is complete (what follows it goes to the decoder).
+        mutating func appendRequest(_ bytes: [UInt8]) -> Bool {
+            buffered += bytes
+            let text = String(decoding: buffered, as: UTF8.self)
+            guard let range = text.range(of: "\r\n\r\n") else { return false }
+            requestHead = String(text[..<range.lowerBound])
+            let consumed = text[..<range.upperBound].utf8.count
+            decoder.append(buffered[consumed...])
+            buffered = []
+            return true
+        }
+    }
+    private let state = LockedState(State())
     private let encoder = WebSocketFrameEncoder(role: .server)
 
     init(connection: TCPConnection) { self.connection = connection }
+
+    /// The upgrade request up to its blank line, once ``readRequest()`` returned.
+    var requestHead: String { state.withLock { locked in locked.requestHead } }
 
     func readRequest() async throws {
         while true {
             let bytes = try await connection.read()
             if bytes.isEmpty { throw TestFailure("client closed before its request was complete") }
-            buffered += bytes
-            if let range = String(decoding: buffered, as: UTF8.self).range(of: "\r\n\r\n") {
-                let text = String(decoding: buffered, as: UTF8.self)
-                requestHead = String(text[..<range.lowerBound])
-                let consumed = text[..<range.upperBound].utf8.count
-                decoder.append(buffered[consumed...])
-                buffered = []
-                return
-            }
+            if state.withLock({ locked in locked.appendRequest(bytes) }) { return }
         }
     }
 
@@ -85,10 +95,10 @@ final class ServerSide: @unchecked Sendable {
     /// Reads the next frame from the client (nil at end of stream).
     func nextFrame() async throws -> WebSocketFrame? {
         while true {
-            if let frame = try decoder.nextFrame() { return frame }
+            if let frame = try state.withLock({ locked in try locked.decoder.nextFrame() }) { return frame }
             let bytes = try await connection.read()
             if bytes.isEmpty { return nil }
-            decoder.append(bytes)
+            state.withLock { locked in locked.decoder.append(bytes) }
         }
     }
 

@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "TidingsCore", targets: ["TidingsCore"]),
         .library(name: "TidingsNet", targets: ["TidingsNet"]),
         .library(name: "TidingsKecalek", targets: ["TidingsKecalek"]),
+        .library(name: "TidingsMastodon", targets: ["TidingsMastodon"]),
+        .library(name: "TidingsYpChat", targets: ["TidingsYpChat"]),
         .library(name: "TidingsSandboxKit", targets: ["TidingsSandboxKit"]),
         .library(name: "TidingsSandbox", targets: ["TidingsSandbox"]),
         .executable(name: "tidings", targets: ["tidings"]),
@@ -33,12 +35,16 @@ let package = Package(
         .target(name: "TidingsCore", dependencies: ["CSQLite", openSSLOnLinux]),
         .target(name: "TidingsNet", dependencies: ["TidingsCore", openSSLOnLinux]),
         .target(name: "TidingsKecalek", dependencies: ["TidingsCore", "TidingsNet"]),
+        .target(name: "TidingsMastodon", dependencies: ["TidingsCore", "TidingsNet"]),
+        .target(name: "TidingsYpChat", dependencies: ["TidingsCore", "TidingsNet"]),
         // The kit every backend's sandbox is built from (loopback HTTP/WebSocket servers, faults, request log);
         // it knows no backend. TidingsSandbox holds the backends' sandboxes, one folder each.
         .target(name: "TidingsSandboxKit", dependencies: ["TidingsCore", "TidingsNet"]),
         .target(
             name: "TidingsSandbox",
-            dependencies: ["TidingsCore", "TidingsNet", "TidingsSandboxKit", "TidingsKecalek"]
+            dependencies: [
+                "TidingsCore", "TidingsNet", "TidingsSandboxKit", "TidingsKecalek", "TidingsMastodon", "TidingsYpChat",
+            ]
         ),
 
         // Executables.
@@ -79,6 +85,15 @@ let package = Package(
         .testTarget(
             name: "TidingsKecalekTests",
             dependencies: ["TidingsKecalek", "TidingsSandbox", "TidingsCore", "TidingsNet", "PeerSupport"]
+        ),
+        .testTarget(
+            name: "TidingsMastodonTests",
+            dependencies: ["TidingsMastodon", "TidingsSandbox", "TidingsCore", "TidingsNet", "PeerSupport"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "TidingsYpChatTests",
+            dependencies: ["TidingsYpChat", "TidingsSandbox", "TidingsCore", "TidingsNet", "PeerSupport"]
         ),
         .testTarget(
             name: "TidingsSandboxKitTests",

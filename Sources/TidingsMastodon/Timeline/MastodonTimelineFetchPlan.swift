@@ -1,0 +1,113 @@
+import Foundation
+import TidingsCore
+
+/// Which side of a gap to load from.
+public enum MastodonGapSide: Sendable, Equatable {
+    /// From the gap's newer neighbour downwards, with `max_id` = that neighbour.
+    case newer
+    /// From the gap's older neighbour upwards, with `min_id` = that neighbour.
+    case older
+}
+
+/// What the app wants fetched for a timeline.
+public enum MastodonTimelineRequest: Sendable, Equatable {
+    /// What is newer than the newest cached entry (a cold load when nothing is cached).
+    case refresh
+    /// What is older than the oldest cached entry (a cold load when nothing is cached).
+    case loadOlder
+    /// The next page into the gap at `position`.
+    case loadGap(position: Int64, side: MastodonGapSide)
+}
+
+/// One anchored fetch: the query to send and what the applier needs to place its page.
+///
+/// Every plan is anchored on a cached status or is a cold load, so a page never lands where the store cannot
+/// tell whether something is missing.
+public struct MastodonTimelineFetchPlan: Sendable, Equatable {
+    /// Where the page goes.
+    public enum Anchor: Sendable, Equatable {
+        /// Nothing cached: the newest page.
+        case cold
+        /// `min_id` = the newest cached status.
+        case newer(minID: ServerID)
+        /// `max_id` = the oldest cached status.
+        case older(maxID: ServerID)
+        /// Into the gap at `position`, from `side`, anchored on that side's neighbour `anchorID`.
+        case gap(position: Int64, side: MastodonGapSide, anchorID: ServerID)
+    }
+
+    /// Where the page goes.
+    public var anchor: Anchor
+    /// The effective limit: min(the app's limit, the server's cap). A page of this many is "full".
+    public var limit: Int
+
+    /// The `min_id` query parameter, when the plan has one.
+    public var minID: ServerID? {
+        switch anchor {
+        case .newer(let id): return id
+        case .gap(_, .older, let id): return id
+        default: return nil
+        }
+    }
+
+    /// The `max_id` query parameter, when the plan has one.
+    public var maxID: ServerID? {
+        switch anchor {
+        case .older(let id): return id
+        case .gap(_, .newer, let id): return id
+        default: return nil
+        }
+    }
+}
+
+/// A page the server returned for a plan, in any order.
+public struct MastodonTimelinePage: Sendable {
+    /// One status of the page: its ID and the payload to store (e.g. its JSON).
+    public struct Item: Sendable {
+        /// The status's server ID.
+        public var id: ServerID
+        /// The opaque bytes to store.
+        public var payload: Data
+
+        /// An item for status `id`.
+        public init(id: ServerID, payload: Data) {
+            self.id = id
+            self.payload = payload
+        }
+    }
+
+    /// The statuses, in any order; duplicates are ignored.
+    public var items: [Item]
+    /// What the `Link` header said: `true` when it has a link onwards (`next` for `max_id` pages, `prev`
+    /// for `min_id` pages), `false` when it has none, `nil` when the server sent no `Link` header. When
+    /// known it wins over the count, since servers return short pages while more remain (filters).
+    public var hasMore: Bool?
+
+    /// A page of `items`.
+    public init(items: [Item], hasMore: Bool? = nil) {
+        self.items = items
+        self.hasMore = hasMore
+    }
+
+    /// Whether the page says more remains beyond it for a plan of `limit`.
+    public func isFull(limit: Int) -> Bool { hasMore ?? (items.count >= limit) }
+}
+
+/// What applying one page did.
+public struct MastodonTimelineApplyResult: Sendable, Equatable {
+    /// How many entries the page added.
+    public var inserted = 0
+    /// How many already-cached statuses it refreshed in place.
+    public var updated = 0
+    /// A gap was inserted between the page and the entries that were cached (a full `min_id` page).
+    public var gapInserted = false
+    /// The loaded gap closed and was removed.
+    public var gapClosed = false
+    /// The loaded gap was marked unfillable.
+    public var gapUnfillable = false
+    /// An older page reached the end of what the server has.
+    public var reachedEnd = false
+
+    /// A result with nothing done.
+    public init() {}
+}

@@ -1,0 +1,53 @@
+import TidingsCore
+
+/// Chooses the anchored fetch for a request from a snapshot of the timeline; pure, so it is tested without a
+/// store or a server.
+public enum MastodonTimelinePlanner {
+    /// The plan for `request` on a timeline whose entries are `entries` (ascending positions).
+    ///
+    /// - Parameters:
+    ///   - limit: The `limit` the app asks for (Mastodon: 40 for home and notifications).
+    ///   - serverCap: The most the server returns per page (from its instance info; Nextcloud Social: 50).
+    /// - Throws: ``MastodonTimelineError/invalidLimit`` when either is below 1;
+    ///   ``MastodonTimelineError/gapNotFound`` when no gap is at the position;
+    ///   ``MastodonTimelineError/gapUnfillable`` for a gap marked so;
+    ///   ``MastodonTimelineError/missingAnchor`` when the gap has no cached status on `side`.
+    public static func plan(
+        _ request: MastodonTimelineRequest, entries: [MastodonTimelineEntry], limit: Int, serverCap: Int? = nil
+    ) throws -> MastodonTimelineFetchPlan {
+        guard limit >= 1, (serverCap ?? 1) >= 1 else {
+            throw MastodonTimelineError(
+                .invalidLimit, detail: "limit \(limit), cap \(serverCap.map(String.init) ?? "none")")
+        }
+        let effective = min(limit, serverCap ?? limit)
+        switch request {
+        case .refresh:
+            guard let newest = entries.last(where: { !$0.isGap })?.statusID else {
+                return MastodonTimelineFetchPlan(anchor: .cold, limit: effective)
+            }
+            return MastodonTimelineFetchPlan(anchor: .newer(minID: newest), limit: effective)
+        case .loadOlder:
+            guard let oldest = entries.first(where: { !$0.isGap })?.statusID else {
+                return MastodonTimelineFetchPlan(anchor: .cold, limit: effective)
+            }
+            return MastodonTimelineFetchPlan(anchor: .older(maxID: oldest), limit: effective)
+        case .loadGap(let position, let side):
+            guard let index = entries.firstIndex(where: { $0.position == position }),
+                case .gap(let state) = entries[index].content
+            else {
+                throw MastodonTimelineError(.gapNotFound, detail: "position \(position)")
+            }
+            guard state == .open else { throw MastodonTimelineError(.gapUnfillable, detail: "position \(position)") }
+            let neighbour: ServerID?
+            switch side {
+            case .newer: neighbour = entries[(index + 1)...].first(where: { !$0.isGap })?.statusID
+            case .older: neighbour = entries[..<index].last(where: { !$0.isGap })?.statusID
+            }
+            guard let neighbour else {
+                throw MastodonTimelineError(.missingAnchor, detail: "position \(position) has no \(side) neighbour")
+            }
+            return MastodonTimelineFetchPlan(
+                anchor: .gap(position: position, side: side, anchorID: neighbour), limit: effective)
+        }
+    }
+}

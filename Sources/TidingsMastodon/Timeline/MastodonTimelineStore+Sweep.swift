@@ -1,0 +1,119 @@
+import Foundation
+import TidingsCore
+
+extension MastodonTimelineStore {
+    /// One retention pass in one transaction on the store's queue; see ``sweep(_:in:)``.
+    public func sweep(_ retention: MastodonRetention = MastodonRetention()) async throws -> MastodonSweepReport {
+        try await database.write { db in try self.sweep(retention, in: db) }
+    }
+
+    /// Deletes, oldest first, what `retention` does not keep — timeline entries past each timeline's
+    /// limit, notifications past each account's, statuses nothing points at that were fetched longer ago
+    /// than the orphan age, expired deletion records — and at most `retention.maxRowsPerPass` rows.
+    ///
+    /// A timeline trimmed from below never ends in a gap. Deletion records are kept as long as statuses, so a
+    /// page older than that could bring a deleted status back only after a week.
+    public func sweep(_ retention: MastodonRetention, in db: SQLiteConnection) throws -> MastodonSweepReport {
+        var report = MastodonSweepReport()
+        var budget = max(0, retention.maxRowsPerPass)
+        let keys = try db.fetchAll(
+            "SELECT account, timeline, count(*) FROM \(MastodonTimelineSchema.entries) GROUP BY account, timeline"
+        ) { row in (MastodonTimelineKey(account: try row[0], timeline: try row[1]), try row[2] as Int64) }
+        for (key, count) in keys {
+            let keep = Int64(max(0, key.isHome ? retention.homeEntries : retention.otherEntries))
+            guard count > keep else { continue }
+            guard budget > 0 else {
+                report.moreRemains = true
+                break
+            }
+            let excess = min(count - keep, Int64(budget))
+            try db.execute(
+                "DELETE FROM \(MastodonTimelineSchema.entries) WHERE rowid IN (SELECT rowid FROM "
+                    + "\(MastodonTimelineSchema.entries) WHERE account = ? AND timeline = ? ORDER BY position LIMIT ?)",
+                [key.account, key.timeline, excess])
+            report.entries += db.changes
+            budget -= db.changes
+            if count - excess > keep { report.moreRemains = true }
+            report.entries += try dropBottomGaps(key, in: db)
+        }
+        let accounts = try db.fetchAll(
+            "SELECT account, count(*) FROM \(MastodonTimelineSchema.notifications) GROUP BY account"
+        ) { row in (try row[0] as String, try row[1] as Int64) }
+        for (account, count) in accounts {
+            let keep = Int64(max(0, retention.notifications))
+            guard count > keep else { continue }
+            guard budget > 0 else {
+                report.moreRemains = true
+                break
+            }
+            let excess = min(count - keep, Int64(budget))
+            try db.execute(
+                "DELETE FROM \(MastodonTimelineSchema.notifications) WHERE rowid IN (SELECT rowid FROM "
+                    + "\(MastodonTimelineSchema.notifications) WHERE account = ? "
+                    + "ORDER BY length(notification_id), notification_id LIMIT ?)",
+                [account, excess])
+            report.notifications += db.changes
+            budget -= db.changes
+            if count - excess > keep { report.moreRemains = true }
+        }
+        let cutoff = nowMillis - Self.millis(retention.orphanAge)
+        if budget > 0 {
+            try db.execute(
+                "DELETE FROM \(MastodonTimelineSchema.statuses) WHERE (account, status_id) IN ("
+                    + "SELECT s.account, s.status_id FROM \(MastodonTimelineSchema.statuses) s WHERE s.fetched_at < ? "
+                    + "AND NOT EXISTS (SELECT 1 FROM \(MastodonTimelineSchema.entries) e "
+                    + "WHERE e.account = s.account AND e.status_id = s.status_id) "
+                    + "AND NOT EXISTS (SELECT 1 FROM \(MastodonTimelineSchema.notifications) n "
+                    + "WHERE n.account = s.account AND n.status_id = s.status_id) "
+                    + "ORDER BY s.fetched_at LIMIT ?)",
+                [cutoff, Int64(budget)])
+            report.statuses = db.changes
+            budget -= db.changes
+        }
+        if budget > 0 {
+            try db.execute(
+                "DELETE FROM \(MastodonTimelineSchema.tombstones) WHERE (account, status_id) IN ("
+                    + "SELECT account, status_id FROM \(MastodonTimelineSchema.tombstones) WHERE deleted_at < ? "
+                    + "ORDER BY deleted_at LIMIT ?)",
+                [cutoff, Int64(budget)])
+            report.tombstones = db.changes
+            budget -= db.changes
+        }
+        if budget == 0 && !report.moreRemains {
+            report.moreRemains = try hasExpired(before: cutoff, in: db)
+        }
+        return report
+    }
+
+    /// Whether orphaned statuses or deletion records older than `cutoff` remain.
+    func hasExpired(before cutoff: Int64, in db: SQLiteConnection) throws -> Bool {
+        let orphan = try db.fetchOne(
+            Int64.self,
+            "SELECT 1 FROM \(MastodonTimelineSchema.statuses) s WHERE s.fetched_at < ? "
+                + "AND NOT EXISTS (SELECT 1 FROM \(MastodonTimelineSchema.entries) e "
+                + "WHERE e.account = s.account AND e.status_id = s.status_id) "
+                + "AND NOT EXISTS (SELECT 1 FROM \(MastodonTimelineSchema.notifications) n "
+                + "WHERE n.account = s.account AND n.status_id = s.status_id) LIMIT 1",
+            [cutoff])
+        let tombstone = try db.fetchOne(
+            Int64.self, "SELECT 1 FROM \(MastodonTimelineSchema.tombstones) WHERE deleted_at < ? LIMIT 1", [cutoff])
+        return orphan != nil || tombstone != nil
+    }
+
+    /// Deletes gap entries left at the bottom of `key` (not counted against the pass's budget: at most one
+    /// per trimmed timeline, since gaps never sit side by side).
+    func dropBottomGaps(_ key: MastodonTimelineKey, in db: SQLiteConnection) throws -> Int {
+        var dropped = 0
+        while let first = try entries(key, in: db).first, first.isGap {
+            try deleteEntry(key, position: first.position, in: db)
+            dropped += 1
+        }
+        return dropped
+    }
+
+    static func millis(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        return overflow ? Int64.max / 2 : whole + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -3,6 +3,7 @@ import TidingsCore
 
 extension MastodonTimelineStore {
     /// One retention pass in one transaction on the store's queue; see ``sweep(_:in:)``.
+    @discardableResult
     public func sweep(_ retention: MastodonRetention = MastodonRetention()) async throws -> MastodonSweepReport {
         try await database.write { db in try self.sweep(retention, in: db) }
     }
@@ -13,6 +14,7 @@ extension MastodonTimelineStore {
     ///
     /// A timeline trimmed from below never ends in a gap. Deletion records are kept as long as statuses, so a
     /// page older than that could bring a deleted status back only after a week.
+    @discardableResult
     public func sweep(_ retention: MastodonRetention, in db: SQLiteConnection) throws -> MastodonSweepReport {
         var report = MastodonSweepReport()
         var budget = max(0, retention.maxRowsPerPass)

@@ -17,10 +17,13 @@ extension MastodonTimelineStore {
     /// - Cold or `min_id` page: statuses newer than the newest cached go on top; when the page is full
     ///   (``MastodonTimelinePage/isFull(limit:)``) a gap goes between them and what was cached.
     /// - `max_id` page: statuses older than the oldest cached go below; a page that is not full reached the end.
-    /// - Gap page: statuses strictly between the gap's neighbours go inside it, next to the side loaded from.
-    ///   The gap closes when the page reaches the far neighbour (or, from the older side, when nothing more
-    ///   is newer); it is marked unfillable when the page is empty, or when a `max_id` page ends before the
-    ///   far neighbour.
+    /// - Gap page from the newer side (`max_id`): statuses strictly between the gap's neighbours go right
+    ///   below the newer one; the gap closes when the page reaches the older neighbour, and is marked
+    ///   unfillable when the page is empty or ends (not full) before it — the server's feed cap.
+    /// - Gap page from the older side (`min_id`): its statuses go inside the gap with the gap kept below them
+    ///   (a capped feed may have skipped what lies right above the older neighbour), and a second gap above
+    ///   them when the page is full and does not reach the newer neighbour; an empty page marks the gap
+    ///   unfillable. Only a newer-side load closes a gap.
     /// - Statuses deleted locally (tombstoned) are skipped; cached ones get the page's payload in place.
     @discardableResult
     public func apply(
@@ -79,38 +82,56 @@ extension MastodonTimelineStore {
             let lower = current[..<index].last(where: { !$0.isGap })?.statusID
             let upper = current[(index + 1)...].first(where: { !$0.isGap })?.statusID
             let inside = fresh.filter { (lower == nil || $0.id > lower!) && (upper == nil || $0.id < upper!) }
-            let reachedFarSide: Bool
+            let count = Int64(inside.count)
             switch side {
-            case .newer: reachedFarSide = lower != nil && items.contains { $0.id <= lower! }
-            case .older: reachedFarSide = upper != nil && items.contains { $0.id >= upper! }
-            }
-            if !inside.isEmpty {
-                let count = Int64(inside.count)
-                let shiftFrom = side == .newer ? gapPosition + 1 : gapPosition
-                try db.execute(
-                    "UPDATE \(MastodonTimelineSchema.entries) SET position = position + ? "
-                        + "WHERE account = ? AND timeline = ? AND position >= ?",
-                    [count, key.account, key.timeline, shiftFrom])
-                var position = shiftFrom
-                for item in inside.reversed() {
-                    try insertStatusEntry(item, key: key, position: position, in: db)
-                    position += 1
+            case .newer:
+                // `max_id` pages are contiguous down from the newer neighbour: reaching the older one closes it.
+                try insertInside(inside, key: key, after: gapPosition, extraSlots: 0, in: db)
+                if let lower, items.contains(where: { $0.id <= lower }) {
+                    try deleteEntry(key, position: gapPosition, in: db)
+                    result.gapClosed = true
+                } else if page.items.isEmpty || !full {
+                    try markGap(key, position: gapPosition, state: .unfillable, in: db)
+                    result.gapUnfillable = true
                 }
-                result.inserted = inside.count
+            case .older:
+                // A `min_id` page cannot prove it starts right above the older neighbour: a capped feed skips
+                // what fell out of it. So the gap stays below the page, and only a load from the newer side
+                // (which reaches the neighbour, or ends short) closes it or marks it unfillable.
+                if page.items.isEmpty {
+                    try markGap(key, position: gapPosition, state: .unfillable, in: db)
+                    result.gapUnfillable = true
+                    break
+                }
+                guard !inside.isEmpty else { break }
+                let reachedUpper = upper == nil || !full || items.contains { $0.id >= upper! }
+                try insertInside(inside, key: key, after: gapPosition, extraSlots: reachedUpper ? 0 : 1, in: db)
+                if !reachedUpper {
+                    try insertEntry(key, position: gapPosition + 1 + count, content: .gap(.open), in: db)
+                    result.gapInserted = true
+                }
             }
-            let gapNow = side == .newer ? gapPosition : gapPosition + Int64(inside.count)
-            if page.items.isEmpty {
-                try markGap(key, position: gapNow, state: .unfillable, in: db)
-                result.gapUnfillable = true
-            } else if reachedFarSide || (side == .older && !full) {
-                try deleteEntry(key, position: gapNow, in: db)
-                result.gapClosed = true
-            } else if side == .newer && !full {
-                try markGap(key, position: gapNow, state: .unfillable, in: db)
-                result.gapUnfillable = true
-            }
+            result.inserted = inside.count
         }
         return result
+    }
+
+    /// Inserts `inside` (newest first) right above `position`, shifting what is above it up to make room for
+    /// them and `extraSlots` more.
+    func insertInside(
+        _ inside: [MastodonTimelinePage.Item], key: MastodonTimelineKey, after position: Int64, extraSlots: Int64,
+        in db: SQLiteConnection
+    ) throws {
+        guard !inside.isEmpty else { return }
+        try db.execute(
+            "UPDATE \(MastodonTimelineSchema.entries) SET position = position + ? "
+                + "WHERE account = ? AND timeline = ? AND position > ?",
+            [Int64(inside.count) + extraSlots, key.account, key.timeline, position])
+        var next = position + 1
+        for item in inside.reversed() {
+            try insertStatusEntry(item, key: key, position: next, in: db)
+            next += 1
+        }
     }
 
     func insertStatusEntry(

@@ -56,15 +56,26 @@ import TidingsCore
         #expect(S.shape(try await store.entries(S.home)) == "20 19 18 17 16 2 1")
     }
 
-    @Test func loadingAGapFromTheOlderSidePagesUpward() async throws {
+    @Test func aPageFromTheOlderSideKeepsTheGapBelowItUntilTheNewerSideCloses() async throws {
         let store = try S.store()
         try await S.load(store, .refresh, ids: [2, 1], limit: 2)
         try await S.load(store, .refresh, ids: [20, 19], limit: 2)
         var gap = try #require(try await store.entries(S.home).first(where: \.isGap)).position
-        try await S.load(store, .loadGap(position: gap, side: .older), ids: [3, 4], limit: 2)
-        #expect(S.shape(try await store.entries(S.home)) == "20 19 ~ 4 3 2 1")
+        // Full and short of 19: the page may have skipped rows right above 2 (a capped feed) and below 19.
+        var result = try await S.load(store, .loadGap(position: gap, side: .older), ids: [3, 4], limit: 2)
+        #expect(result.inserted == 2 && result.gapInserted && !result.gapClosed)
+        #expect(S.shape(try await store.entries(S.home)) == "20 19 ~ 4 3 ~ 2 1")
+        gap = try #require(try await store.entries(S.home).last(where: \.isGap)).position
+        // Reaching 19 joins the page to it; a gap stays below it (anchored on 4, a capped feed could skip).
+        result = try await S.load(store, .loadGap(position: gap, side: .older), ids: [5, 19], limit: 2)
+        #expect(result.inserted == 1 && !result.gapInserted && !result.gapClosed)
+        #expect(S.shape(try await store.entries(S.home)) == "20 19 5 ~ 4 3 ~ 2 1")
+        // Newer-side loads reach the older neighbours and close both.
+        gap = try #require(try await store.entries(S.home).last(where: \.isGap)).position
+        result = try await S.load(store, .loadGap(position: gap, side: .newer), ids: [4, 3], limit: 2)
+        #expect(result.gapClosed && result.inserted == 0)
         gap = try #require(try await store.entries(S.home).first(where: \.isGap)).position
-        let result = try await S.load(store, .loadGap(position: gap, side: .older), ids: [5, 19], limit: 2)
+        result = try await S.load(store, .loadGap(position: gap, side: .newer), ids: [2, 1], limit: 2)
         #expect(result.gapClosed)
         #expect(S.shape(try await store.entries(S.home)) == "20 19 5 4 3 2 1")
     }

@@ -54,7 +54,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "tidings-bench",
-            dependencies: ["TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandbox", "CSQLite", "PeerSupport"],
+            dependencies: [
+                "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsMastodon", "TidingsSandbox", "CSQLite",
+                "PeerSupport",
+            ],
             path: "Benchmarks/tidings-bench"
         ),
         // A child process for the store's crash test: writes outbox rows until it is killed.

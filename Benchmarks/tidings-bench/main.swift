@@ -18,6 +18,7 @@ let suites: [BenchSuite] = [
     kecalekSuite,
     socketIOSuite,
     webSocketSuite,
+    mastodonSuite,
 ]
 
 let usage = """

@@ -166,6 +166,8 @@ public final class YpChatRESTClient: Sendable {
 
     /// The message a YpChat error body carries: JSON `error` or `message`, or the body itself
     /// when it is short text (an HTML error page is not shown).
+    package static func serverMessageForTests(_ body: Data) -> String? { serverMessage(body) }
+
     static func serverMessage(_ body: Data) -> String? {
         if let value = try? JSONValue(parsing: body) {
             return value["error"]?.stringValue ?? value["message"]?.stringValue

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import TidingsSandbox
 import TidingsNet
+import TidingsSandbox
 import TidingsSandboxKit
 import TidingsYpChat
 

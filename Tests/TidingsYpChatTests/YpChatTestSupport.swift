@@ -28,3 +28,27 @@ extension Data {
     /// JSON text as bytes.
     static func json(_ text: String) -> Data { Data(text.utf8) }
 }
+
+/// Reads `iterator` until an event `match` accepts, returning its result; the events skipped on
+/// the way are appended to `skipped`. A stream that ends first fails with `StreamEnded`.
+func nextEvent<T>(
+    _ iterator: inout AsyncStream<YpChatSocketEvent>.Iterator, skipped: inout [YpChatSocketEvent],
+    _ match: (YpChatSocketEvent) -> T?
+) async throws -> T {
+    while let event = await iterator.next() {
+        if let result = match(event) { return result }
+        skipped.append(event)
+    }
+    throw StreamEnded()
+}
+
+/// The socket's event stream ended while a test waited for an event.
+struct StreamEnded: Error {}
+
+/// A sandbox on loopback whose socket clients reconnect quickly (the delay is not asserted on).
+func quickOptions() -> YpChatSocketOptions {
+    var options = YpChatSocketOptions()
+    options.reconnectionDelay = .milliseconds(20)
+    options.reconnectionDelayMax = .milliseconds(50)
+    return options
+}

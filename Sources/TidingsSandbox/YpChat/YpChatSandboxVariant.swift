@@ -1,0 +1,13 @@
+/// Ways a real YpChat server may differ from the plan's reading, as switches of the sandbox.
+public struct YpChatSandboxVariant: Sendable, Equatable {
+    /// Users are sent with `userName` only (no gender, age or country).
+    public var omitOptionalUserFields = false
+    /// The server also emits events the plan does not name (`serverNotice` after each connect).
+    public var extraUnknownEvents = false
+
+    /// The plan's server.
+    public init(omitOptionalUserFields: Bool = false, extraUnknownEvents: Bool = false) {
+        self.omitOptionalUserFields = omitOptionalUserFields
+        self.extraUnknownEvents = extraUnknownEvents
+    }
+}

@@ -24,11 +24,11 @@ public actor YpChatSandboxState {
     }
 
     /// The password of `api/feedback/admin-login` (a sandbox value, not a secret).
-    public let adminPassword: String
+    public nonisolated let adminPassword: String
     /// The countries `api/countries` lists, in this order.
-    public let countries: CountriesResponse
+    public nonisolated let countries: CountriesResponse
     /// The links `api/partners` lists.
-    public let partners: [PartnerLinkDto]
+    public nonisolated let partners: [PartnerLinkDto]
 
     private(set) var sessions: [String: Session] = [:]
     private var nextSession = 1

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TidingsCore
+import TidingsNet
 import TidingsSandbox
 import TidingsSandboxKit
 import TidingsYpChat
@@ -199,6 +200,30 @@ import TidingsYpChat
         #expect(await socket.activeTransport == .polling)
         #expect(sandbox.server.handshakeSessionCookies.count == 1)
         #expect(await sandbox.server.chat.sessionIDsReceived.count == 1)
+        await socket.disconnect()
+    }
+}
+
+/// The socket client against the sandbox in process (no socket): the same events.
+@Suite(.timeLimit(.minutes(1))) struct YpChatInProcessSocketTests {
+    @Test(arguments: [EngineIOClient.Transports.polling, .pollingThenWebSocket, .webSocket])
+    func loginAndCommandInProcess(_ transports: EngineIOClient.Transports) async throws {
+        let server = YpChatSandboxServer()
+        let rest = YpChatRESTClient(configuration: try YpChatConfiguration())
+        let socket = YpChatSocketClient(rest: rest, connector: server.inProcessConnector(transports: transports))
+        await socket.setPendingSessionID("in-process")
+        var events = socket.events.makeAsyncIterator()
+        var skipped: [YpChatSocketEvent] = []
+        try await socket.connect()
+        try await socket.login(userName: "dora", gender: "w", age: 22, country: "BE")
+        _ = try await nextEvent(&events, skipped: &skipped) { if case .loginSuccess = $0 { true } else { nil } }
+        try await socket.sendMessage("/users", messageId: "c")
+        let table = try await nextEvent(&events, skipped: &skipped) {
+            if case .commandTable(let table) = $0 { table } else { nil }
+        }
+        #expect(table.rows == [["dora", "22", "BE"]])
+        #expect(await server.chat.sessionIDsReceived.map(\.session) == ["in-process"])
+        #expect(skipped.first == .connect)
         await socket.disconnect()
     }
 }

@@ -76,6 +76,17 @@ public final class YpChatSandboxServer: Sendable {
             })
     }
 
+    /// Opens Engine.IO sessions to this server's Socket.IO side with no socket (polling through
+    /// the handler, WebSocket through an in-memory pair), for `YpChatSocketClient(rest:connector:)`.
+    ///
+    /// The in-process URL is not the REST base URL, so no cookie reaches this handshake: a client
+    /// binds its session with `setSessionId` (``YpChatSandboxChat/sessionIDsReceived``).
+    public func inProcessConnector(transports: EngineIOClient.Transports = .pollingThenWebSocket)
+        -> any EngineIOConnector
+    {
+        socketIO.inProcessConnector(transports: transports)
+    }
+
     /// Serves REST and Socket.IO on 127.0.0.1 at `port` (0: a free one) until the listener stops.
     ///
     /// - Throws: `TransportError` when the port cannot be bound.

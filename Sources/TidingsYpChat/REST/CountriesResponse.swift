@@ -4,7 +4,7 @@ import TidingsCore
 /// The answer of `GET api/countries`: country codes and names **in the server's order** (Android
 /// decodes it into a `LinkedHashMap`; the picker lists countries in that order).
 ///
-/// A JSON object has no order for `JSONDecoder` or ``TidingsCore/JSONValue``, so ``init(json:)``
+/// A JSON object has no order for `JSONDecoder` or `JSONValue`, so ``init(json:)``
 /// parses the object with `JSONValue` (bounded depth, typed errors) and then reads the top-level
 /// keys' order from the text itself. Entries whose value is not a string are skipped, a repeated
 /// key keeps its first position and its last value (as `JSONValue` does).

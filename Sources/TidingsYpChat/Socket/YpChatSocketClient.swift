@@ -41,10 +41,10 @@ public actor YpChatSocketClient {
             options: options, clock: clock, logger: logger)
     }
 
-    /// A socket whose Engine.IO sessions `connector` opens (with `rest`'s cookies added): for the
-    /// sandbox's in-process connector and custom transports.
+    /// A socket whose Engine.IO sessions `connector` opens (with `rest`'s cookies added when it is an
+    /// `EngineIOClientConnector`): for the sandbox's in-process connector and custom transports.
     public init(
-        rest: YpChatRESTClient, connector: EngineIOClientConnector,
+        rest: YpChatRESTClient, connector: any EngineIOConnector,
         options: YpChatSocketOptions = YpChatSocketOptions(),
         clock: any Clock<Duration> = ContinuousClock(), logger: TidingsLogger = .disabled
     ) {

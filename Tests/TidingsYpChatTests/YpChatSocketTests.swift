@@ -227,3 +227,24 @@ import TidingsYpChat
         await socket.disconnect()
     }
 }
+
+/// Server variants the plan allows.
+@Suite(.timeLimit(.minutes(1))) struct YpChatSandboxVariantTests {
+    @Test func aServerWithoutWebSocketKeepsTheClientOnPolling() async throws {
+        let sandbox = try LoopbackYpChat()
+        defer { sandbox.stop() }
+        await sandbox.server.chat.setVariant(YpChatSandboxVariant(pollingOnly: true))
+        _ = try await sandbox.client.session()
+        let socket = YpChatSocketClient(rest: sandbox.client, options: quickOptions())
+        var events = socket.events.makeAsyncIterator()
+        var skipped: [YpChatSocketEvent] = []
+        try await socket.connect()
+        try await socket.login(userName: "emil", gender: "m", age: 33, country: "DE")
+        _ = try await nextEvent(&events, skipped: &skipped) { if case .loginSuccess = $0 { true } else { nil } }
+        try await socket.sendMessage("/help", messageId: "c")
+        _ = try await nextEvent(&events, skipped: &skipped) { if case .commandResult = $0 { true } else { nil } }
+        #expect(await socket.activeTransport == .polling)
+        #expect(!skipped.contains { if case .disconnect = $0 { true } else { false } })
+        await socket.disconnect()
+    }
+}

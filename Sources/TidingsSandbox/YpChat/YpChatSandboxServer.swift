@@ -61,7 +61,7 @@ public final class YpChatSandboxServer: Sendable {
         http = SandboxHTTPServer(
             faults: faults, log: log, clock: engine.clock,
             webSocket: { request, socket in
-                guard request.path.hasPrefix("/socket.io") else { return }
+                guard request.path.hasPrefix("/socket.io"), await !chat.variant.pollingOnly else { return }
                 if request.queryValue("sid") == nil {
                     handshakes.withLock { $0.append(request.cookies[YpChatRESTClient.sessionCookieName]) }
                 }

@@ -5,9 +5,13 @@ public struct YpChatSandboxVariant: Sendable, Equatable {
     /// The server also emits events the plan does not name (`serverNotice` after each connect).
     public var extraUnknownEvents = false
 
+    /// The server refuses WebSocket (a proxy without upgrades): clients stay on polling.
+    public var pollingOnly = false
+
     /// The plan's server.
-    public init(omitOptionalUserFields: Bool = false, extraUnknownEvents: Bool = false) {
+    public init(omitOptionalUserFields: Bool = false, extraUnknownEvents: Bool = false, pollingOnly: Bool = false) {
         self.omitOptionalUserFields = omitOptionalUserFields
         self.extraUnknownEvents = extraUnknownEvents
+        self.pollingOnly = pollingOnly
     }
 }

@@ -7,8 +7,8 @@ import TidingsYpChat
 
 /// The REST client against the Swift sandbox on a loopback port.
 @Suite(.timeLimit(.minutes(1))) struct YpChatRESTTests {
-    @Test func sessionCookieIsKeptAndSentBack() async throws {
-        let sandbox = try LoopbackYpChat()
+    @Test(arguments: RESTPath.allCases) func sessionCookieIsKeptAndSentBack(_ path: RESTPath) async throws {
+        let sandbox = try LoopbackYpChat(path: path)
         defer { sandbox.stop() }
         let first = try await sandbox.client.session()
         #expect(!first.loggedIn)
@@ -26,8 +26,8 @@ import TidingsYpChat
         #expect(try await sandbox.client.session() == SessionDto(loggedIn: true, userName: "anna", sessionId: id))
     }
 
-    @Test func logoutEndsTheSessionAndForgetsCookies() async throws {
-        let sandbox = try LoopbackYpChat()
+    @Test(arguments: RESTPath.allCases) func logoutEndsTheSessionAndForgetsCookies(_ path: RESTPath) async throws {
+        let sandbox = try LoopbackYpChat(path: path)
         defer { sandbox.stop() }
         let id = try #require(try await sandbox.client.session().sessionId)
         try await sandbox.client.logout()
@@ -36,8 +36,8 @@ import TidingsYpChat
         #expect(try await sandbox.client.session().sessionId != id)
     }
 
-    @Test func countriesArriveInTheServersOrder() async throws {
-        let sandbox = try LoopbackYpChat()
+    @Test(arguments: RESTPath.allCases) func countriesArriveInTheServersOrder(_ path: RESTPath) async throws {
+        let sandbox = try LoopbackYpChat(path: path)
         defer { sandbox.stop() }
         let countries = try await sandbox.client.countries()
         #expect(countries.entries.map(\.code) == ["DE", "AT", "CH", "BE"])
@@ -47,8 +47,8 @@ import TidingsYpChat
             ])
     }
 
-    @Test func feedbackAdminFlow() async throws {
-        let sandbox = try LoopbackYpChat()
+    @Test(arguments: RESTPath.allCases) func feedbackAdminFlow(_ path: RESTPath) async throws {
+        let sandbox = try LoopbackYpChat(path: path)
         defer { sandbox.stop() }
         let client = sandbox.client
         _ = try await client.session()
@@ -96,8 +96,10 @@ import TidingsYpChat
         #expect(fetched.headers["Content-Type"] == "image/png")
     }
 
-    @Test func imagesOverFiveMebibytesAreRefusedBeforeSending() async throws {
-        let sandbox = try LoopbackYpChat()
+    @Test(arguments: RESTPath.allCases) func imagesOverFiveMebibytesAreRefusedBeforeSending(_ path: RESTPath)
+        async throws
+    {
+        let sandbox = try LoopbackYpChat(path: path)
         defer { sandbox.stop() }
         let limit = 5 * 1024 * 1024
         #expect(YpChatRESTClient.maximumImageBytes == limit)
@@ -109,8 +111,8 @@ import TidingsYpChat
         #expect(sandbox.server.log.entries.map(\.status) == [200])
     }
 
-    @Test func statusesAndBodiesBecomeTypedErrors() async throws {
-        let sandbox = try LoopbackYpChat()
+    @Test(arguments: RESTPath.allCases) func statusesAndBodiesBecomeTypedErrors(_ path: RESTPath) async throws {
+        let sandbox = try LoopbackYpChat(path: path)
         defer { sandbox.stop() }
         sandbox.server.faults.add(.status(503), on: .path("/api/countries"), times: 1)
         do {
@@ -124,8 +126,12 @@ import TidingsYpChat
         }
         sandbox.server.faults.add(.malformedBody, on: .path("/api/partners"), times: 1)
         await #expect(throws: YpChatError.decoding) { _ = try await sandbox.client.partners() }
-        sandbox.listener.stop()
+        sandbox.server.faults.add(.dropMidResponse, on: .path("/api/session"), times: 1)
         await #expect(throws: YpChatError.transport) { _ = try await sandbox.client.session() }
+        sandbox.listener.stop()
+        if path == .loopback {
+            await #expect(throws: YpChatError.transport) { _ = try await sandbox.client.session() }
+        }
     }
 
     @Test func serverMessageIsReadFromJSONOrShortText() {

@@ -56,7 +56,7 @@ import TidingsYpChat
         let sandbox = try LoopbackYpChat()
         defer { sandbox.stop() }
         let annaREST = sandbox.client
-        let bobREST = sandbox.anotherClient()
+        let bobREST = try sandbox.anotherClient()
         _ = try await annaREST.session()
         _ = try await bobREST.session()
         let anna = YpChatSocketClient(rest: annaREST, options: quickOptions())

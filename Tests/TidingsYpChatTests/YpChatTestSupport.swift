@@ -4,22 +4,40 @@ import TidingsSandbox
 import TidingsSandboxKit
 import TidingsYpChat
 
-/// A sandbox served on a loopback port and a REST client pointed at it (fresh cookie jar).
+/// How a test's REST client reaches the sandbox.
+enum RESTPath: String, CaseIterable, Sendable {
+    /// Over a loopback socket through URLSession (`HTTPClient`).
+    case loopback
+    /// In process through the server's handler (`inProcessRESTClient`).
+    case inProcess
+}
+
+/// A sandbox served on a loopback port and a REST client pointed at it (fresh cookie jar), or
+/// reached in process.
 struct LoopbackYpChat {
     let server: YpChatSandboxServer
     let listener: SandboxHTTPListener
     let client: YpChatRESTClient
+    let path: RESTPath
 
-    init(server: YpChatSandboxServer = YpChatSandboxServer()) throws {
+    init(server: YpChatSandboxServer = YpChatSandboxServer(), path: RESTPath = .loopback) throws {
         self.server = server
+        self.path = path
         listener = try server.serve()
         let configuration = try YpChatConfiguration(
             baseURL: listener.url.absoluteString, allowsInsecureHTTP: true)
-        client = YpChatRESTClient(configuration: configuration)
+        client =
+            path == .loopback
+            ? YpChatRESTClient(configuration: configuration)
+            : try server.inProcessRESTClient(configuration: configuration)
     }
 
     /// A second client on the same server with a cookie jar of its own.
-    func anotherClient() -> YpChatRESTClient { YpChatRESTClient(configuration: client.configuration) }
+    func anotherClient() throws -> YpChatRESTClient {
+        path == .loopback
+            ? YpChatRESTClient(configuration: client.configuration)
+            : try server.inProcessRESTClient(configuration: client.configuration)
+    }
 
     func stop() { listener.stop() }
 }

@@ -22,17 +22,28 @@ public final class YpChatRESTClient: Sendable {
     /// The cookie the express server keeps its session in.
     public static let sessionCookieName = "connect.sid"
 
+    /// Sends one request and returns the response whatever its status (an `HTTPClient`'s
+    /// `response(for:)`, or an in-process server's handler).
+    public typealias Transport = @Sendable (HTTPRequest) async throws -> HTTPResponse
+
     /// The base URL and its settings.
     public let configuration: YpChatConfiguration
-    private let http: HTTPClient
-
     /// This client's cookies (shared with the socket handshake).
-    public var cookies: HTTPCookieJar { http.cookies }
+    public let cookies: HTTPCookieJar
+    private let transport: Transport
 
     /// A client for `configuration` with a fresh `HTTPClient` (and so an empty cookie jar).
-    public init(configuration: YpChatConfiguration, http: HTTPClient.Configuration = .init()) {
+    public convenience init(configuration: YpChatConfiguration, http: HTTPClient.Configuration = .init()) {
+        let client = HTTPClient(configuration: http)
+        self.init(configuration: configuration, cookies: client.cookies) { try await client.response(for: $0) }
+    }
+
+    /// A client whose requests `transport` carries; `transport` must send `cookies` and store the
+    /// cookies responses set in it, as `HTTPClient` does (the sandbox's in-process client does).
+    public init(configuration: YpChatConfiguration, cookies: HTTPCookieJar, transport: @escaping Transport) {
         self.configuration = configuration
-        self.http = HTTPClient(configuration: http)
+        self.cookies = cookies
+        self.transport = transport
     }
 
     /// `GET api/session`: the cookie session's state (creates the session and its cookie when
@@ -151,7 +162,7 @@ public final class YpChatRESTClient: Sendable {
     private func send(_ request: HTTPRequest, _ operation: String) async throws -> HTTPResponse {
         let response: HTTPResponse
         do {
-            response = try await http.response(for: request)
+            response = try await transport(request)
         } catch let error as HTTPError {
             let code: YpChatError.Code = error == .timedOut ? .timedOut : .transport
             throw YpChatError(code, operation: operation, message: error.underlyingDescription)

@@ -225,6 +225,9 @@ import TidingsYpChat
         #expect(await server.chat.sessionIDsReceived.map(\.session) == ["in-process"])
         #expect(skipped.first == .connect)
         await socket.disconnect()
+        // Disconnected for good: the stream ends and a new connect is refused.
+        while await events.next() != nil {}
+        await #expect(throws: YpChatError.closed) { try await socket.connect() }
     }
 }
 

@@ -9,7 +9,7 @@ import TidingsCore
 public struct YpChatError: TidingsError {
     /// The kinds of failure; not public, so a new kind breaks no caller's `switch`.
     enum Code: String, Sendable {
-        case invalidConfiguration, status, unauthorized, decoding, transport, timedOut, imageTooLarge
+        case invalidConfiguration, status, unauthorized, decoding, transport, timedOut, imageTooLarge, closed
     }
 
     let code: Code
@@ -46,6 +46,9 @@ public struct YpChatError: TidingsError {
     public static let timedOut = YpChatError(.timedOut)
     /// An image over ``YpChatRESTClient/maximumImageBytes``, refused before uploading.
     public static let imageTooLarge = YpChatError(.imageTooLarge)
+
+    /// The socket client was disconnected for good (``YpChatSocketClient/disconnect()``); make a new one.
+    public static let closed = YpChatError(.closed)
 
     /// The kind, operation, status and message, e.g. `YpChatError.status(POST api/feedback) 400: too short`.
     public var description: String {

@@ -24,6 +24,7 @@ public actor YpChatSocketClient {
     private let logger: TidingsLogger
     private var pendingSessionID: String?
     private var pump: Task<Void, Never>?
+    private var isClosed = false
 
     /// A socket to `rest`'s server (the base URL's root and its `socketPath`), sharing its cookies.
     public init(
@@ -71,9 +72,10 @@ public actor YpChatSocketClient {
 
     /// Connects (does nothing when connected) and returns once the server accepted.
     ///
-    /// - Throws: what `SocketIOClient.connect` throws (unreachable server, refused connect, timeout,
-    ///   cancellation).
+    /// - Throws: ``YpChatError/closed`` after ``disconnect()`` (its ``events`` have ended); what
+    ///   `SocketIOClient.connect` throws (unreachable server, refused connect, timeout, cancellation).
     public func connect() async throws {
+        guard !isClosed else { throw YpChatError.closed }
         if pump == nil {
             let socket = self.socket
             pump = Task { [weak self] in
@@ -88,6 +90,7 @@ public actor YpChatSocketClient {
 
     /// Disconnects for good: no reconnection follows, and ``events`` ends.
     public func disconnect() async {
+        isClosed = true
         await socket.disconnect()
         pump?.cancel()
         pump = nil

@@ -6,7 +6,7 @@ import TidingsYpChat
 extension YpChatSandboxServer {
     /// A REST client that reaches this server in process (no socket): requests go to ``http``'s
     /// `handle(_:)` with the client's cookies, and the cookies answers set are stored in its jar, as
-    /// over the wire. A connection fault (drop, close) fails the request with ``YpChatError``
+    /// over the wire. A connection fault (drop, close) fails the request with `YpChatError`
     /// `transport`.
     ///
     /// `configuration`'s base URL only names the cookies' host and the URLs handed out; any base URL

@@ -50,7 +50,9 @@ let package = Package(
         // Executables.
         .executableTarget(
             name: "tidings",
-            dependencies: ["TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandboxKit", "TidingsSandbox"]
+            dependencies: [
+                "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandboxKit", "TidingsSandbox", "TidingsYpChat",
+            ]
         ),
         .executableTarget(
             name: "tidings-bench",
@@ -104,7 +106,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["tidings", "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandbox", "PeerSupport"]
+            dependencies: [
+                "tidings", "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandbox", "TidingsYpChat",
+                "PeerSupport",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -88,7 +88,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TidingsMastodonTests",
-            dependencies: ["TidingsMastodon", "TidingsSandbox", "TidingsCore", "TidingsNet", "PeerSupport"],
+            dependencies: [
+                "TidingsMastodon", "TidingsSandbox", "TidingsSandboxKit", "TidingsCore", "TidingsNet", "PeerSupport",
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -103,7 +103,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["tidings", "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandbox", "PeerSupport"]
+            dependencies: [
+                "tidings", "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsMastodon", "TidingsSandbox",
+                "PeerSupport",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -91,7 +91,18 @@ extension MastodonAPIClient {
 
     /// An action on a status and its undo.
     public enum StatusAction: String, Sendable, CaseIterable {
-        case favourite, unfavourite, reblog, unreblog, bookmark, unbookmark
+        /// Favourite the status.
+        case favourite
+        /// Take the favourite back.
+        case unfavourite
+        /// Boost the status.
+        case reblog
+        /// Take the boost back.
+        case unreblog
+        /// Bookmark the status.
+        case bookmark
+        /// Remove the bookmark.
+        case unbookmark
     }
 
     /// `POST /api/v1/statuses/:id/<action>`: the status as the server now sees it (for `reblog`, the boost

@@ -7,7 +7,7 @@ import TidingsNet
 ///
 /// Guarantees:
 /// - The token goes only into the `Authorization: Bearer` header; never into a URL, a log or an error.
-/// - Before each request it waits for the account's ``RateBudget`` scope (host, ``accountKey``,
+/// - Before each request it waits for the account's `RateBudget` scope (host, ``accountKey``,
 ///   `RateLimitFamily.mastodon(method:path:)`) and records every response into it, so a 429's
 ///   `Retry-After` and `X-RateLimit-*` pace the next requests of the same account and family.
 /// - A 401 moves ``authorization`` to `needsReauthentication`; from then on every call fails with

@@ -21,7 +21,7 @@ public enum MastodonAuthEvent: Sendable, Hashable {
 /// everything that talks to the server as that account.
 ///
 /// Guarantees: the token is never in a description, a log or an error; once a 401 moved the state to
-/// `needsReauthentication`, ``currentToken`` is nil (so no request is sent) until ``signIn(token:)``;
+/// `needsReauthentication`, no token is handed out (so no request is sent) until ``signIn(token:)``;
 /// each change of state reaches every subscriber of ``changes()`` in order.
 public final class MastodonAuthorization: Sendable, CustomStringConvertible {
     private struct State {

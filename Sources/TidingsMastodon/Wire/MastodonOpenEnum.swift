@@ -21,7 +21,14 @@ extension MastodonOpenEnum {
 
 /// Who may see a status.
 public enum MastodonVisibility: MastodonOpenEnum {
-    case `public`, unlisted, `private`, direct
+    /// Everyone, on public timelines.
+    case `public`
+    /// Everyone, but not on public timelines.
+    case unlisted
+    /// Followers only.
+    case `private`
+    /// The mentioned accounts only.
+    case direct
     /// A value this version does not know (e.g. a server's `local`), kept as sent.
     case unknown(String)
 
@@ -50,8 +57,34 @@ public enum MastodonVisibility: MastodonOpenEnum {
 
 /// What happened in a notification (v1 `type`, v2 group `type`).
 public enum MastodonNotificationType: MastodonOpenEnum {
-    case mention, status, reblog, follow, followRequest, favourite, poll, update, quote, quotedUpdate
-    case adminSignUp, adminReport, severedRelationships, moderationWarning
+    /// Someone mentioned the reader.
+    case mention
+    /// Someone the reader subscribed to posted.
+    case status
+    /// Someone boosted the reader's status.
+    case reblog
+    /// Someone followed the reader.
+    case follow
+    /// Someone asked to follow the reader.
+    case followRequest
+    /// Someone favourited the reader's status.
+    case favourite
+    /// A poll the reader voted in or made ended.
+    case poll
+    /// A status the reader interacted with was edited.
+    case update
+    /// Someone quoted the reader's status.
+    case quote
+    /// A status the reader quoted was edited.
+    case quotedUpdate
+    /// Someone signed up (moderators).
+    case adminSignUp
+    /// A new report (moderators).
+    case adminReport
+    /// Follow relationships were severed by a moderation action.
+    case severedRelationships
+    /// A moderator warned the reader.
+    case moderationWarning
     /// A value this version does not know, kept as sent.
     case unknown(String)
 
@@ -100,7 +133,14 @@ public enum MastodonNotificationType: MastodonOpenEnum {
 
 /// The kind of a media attachment.
 public enum MastodonMediaType: MastodonOpenEnum {
-    case image, gifv, video, audio
+    /// A still image.
+    case image
+    /// A looping, silent video.
+    case gifv
+    /// A video.
+    case video
+    /// An audio track.
+    case audio
     /// `unknown` as the server sends it, or a value this version does not know.
     case unknown(String)
 

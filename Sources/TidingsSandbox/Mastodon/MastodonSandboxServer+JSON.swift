@@ -63,8 +63,8 @@ extension MastodonSandboxServer {
             "created_at": Self.date(notification.createdAt), "account": accountJSON(notification.accountID),
             "group_key": .string(groupKey(notification)),
         ]
-        if let statusID = notification.statusID, let status = statuses.first(where: { $0.id == statusID }) {
-            object["status"] = statusJSON(status, viewer: viewer)
+        if let statusID = notification.statusID, let index = liveIndex(statusID) {
+            object["status"] = statusJSON(statuses[index], viewer: viewer)
         }
         return .object(object)
     }

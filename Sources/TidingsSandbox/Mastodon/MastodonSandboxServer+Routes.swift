@@ -57,8 +57,9 @@ extension MastodonSandboxServer {
             let items = statuses.reversed().filter { !$0.deleted && $0.visibility == "public" && $0.reblogOf == nil }
             return page(request, items: Array(items), path: route) { statusJSON($0, viewer: viewer) }
         case ("GET", "/api/v1/notifications"):
-            let mine = Array(notifications.reversed().filter { $0.recipient == viewer })
-            return page(request, items: mine, path: route) { notificationJSON($0, viewer: viewer) }
+            return page(request, items: visibleNotifications(viewer), path: route) {
+                notificationJSON($0, viewer: viewer)
+            }
         case ("GET", "/api/v2/notifications"):
             return groupedNotifications(request, viewer: viewer)
         case ("GET", "/api/v1/notifications/unread_count"), ("GET", "/api/v2/notifications/unread_count"):
@@ -155,8 +156,9 @@ extension MastodonSandboxServer {
     // MARK: - Notifications and markers
 
     func groupedNotifications(_ request: SandboxHTTPRequest, viewer: String) -> SandboxHTTPResponse {
-        let mine = Array(notifications.reversed().filter { $0.recipient == viewer })
-        var paged = page(request, items: mine, path: "/api/v2/notifications") { notificationJSON($0, viewer: viewer) }
+        var paged = page(request, items: visibleNotifications(viewer), path: "/api/v2/notifications") {
+            notificationJSON($0, viewer: viewer)
+        }
         guard paged.status == 200, let list = try? JSONValue(parsing: paged.body).arrayValue else { return paged }
         var order: [String] = []
         var groups: [String: [JSONValue]] = [:]
@@ -192,10 +194,17 @@ extension MastodonSandboxServer {
         return paged
     }
 
+    /// The viewer's notifications, newest first; those about a deleted status are gone, as on Mastodon.
+    func visibleNotifications(_ viewer: String) -> [Notification] {
+        notifications.reversed().filter { notification in
+            notification.recipient == viewer && (notification.statusID.map { liveIndex($0) != nil } ?? true)
+        }
+    }
+
     func unread(_ viewer: String, grouped: Bool) -> Int {
         let marker: ServerID? = markers[viewer]?["notifications"].map { ServerID($0.id) }
-        let unread = notifications.filter { notification in
-            notification.recipient == viewer && (marker.map { ServerID(notification.id) > $0 } ?? true)
+        let unread = visibleNotifications(viewer).filter { notification in
+            marker.map { ServerID(notification.id) > $0 } ?? true
         }
         return grouped ? Set(unread.map(groupKey)).count : unread.count
     }

@@ -26,11 +26,23 @@ public struct MastodonSandboxTransport: MastodonTransport {
             SandboxHTTPRequest(
                 method: request.method.rawValue, target: target, headers: headers, body: request.body ?? Data()))
         if answer.connectionFault != nil || answer.status == 0 {
-            throw MastodonSandboxDropped()
+            throw MastodonSandboxDropped.dropped
         }
         return HTTPResponse(status: answer.status, headers: answer.headers, body: answer.payload, url: request.url)
     }
 }
 
 /// The sandbox dropped or never answered an in-process request (a fault switch), as a socket would.
-public struct MastodonSandboxDropped: Error, Sendable {}
+public struct MastodonSandboxDropped: TidingsError {
+    /// The one kind; not public, so a kind added later breaks no caller.
+    enum Code: String, Sendable { case dropped }
+
+    /// The kind (always ``dropped``).
+    public var kind: TidingsErrorKind { TidingsErrorKind(Code.dropped) }
+
+    /// The connection was cut or never answered.
+    public static let dropped = MastodonSandboxDropped()
+
+    /// `MastodonSandboxDropped.dropped`.
+    public var description: String { "MastodonSandboxDropped.dropped" }
+}

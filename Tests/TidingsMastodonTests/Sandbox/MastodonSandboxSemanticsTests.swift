@@ -136,6 +136,25 @@ struct MastodonSandboxSemanticsTests {
             ])
         _ = try await client.saveMarkers(notifications: v1.items[0].id)
         #expect(try await client.unreadCount() == 0)
+        // A deleted status takes its notifications with it.
+        await fixture.server.delete(post)
+        #expect(try await client.notifications().items.map(\.type) == [.mention])
+    }
+
+    @Test func faultsReachTheClientAsTypedErrors() async throws {
+        let fixture = await MastodonSandboxFixture()
+        let client = fixture.client()
+        fixture.http.faults.add(.dropMidResponse, on: .path("/api/v1/timelines/home"), times: 1)
+        fixture.http.faults.add(.status(503), on: .path("/api/v1/markers"), times: 1)
+        fixture.http.faults.add(.malformedBody, on: .path("/api/v1/notifications"), times: 1)
+        await #expect(throws: MastodonError.transport) { try await client.homeTimeline() }
+        await #expect(throws: MastodonError.server) { try await client.markers() }
+        await #expect(throws: MastodonError.decoding) { try await client.notifications() }
+        // Each fault was for one request only.
+        _ = try await client.homeTimeline()
+        _ = try await client.markers()
+        _ = try await client.notifications()
+        #expect(client.authorization.authState == .signedIn)
     }
 
     @Test func overLoopbackWithHTTPClient() async throws {

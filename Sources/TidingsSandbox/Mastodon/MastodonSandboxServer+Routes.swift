@@ -5,7 +5,8 @@ import TidingsSandboxKit
 /// The REST endpoints, on the kit's router.
 extension MastodonSandboxServer {
     /// The server's endpoints on a `SandboxHTTPServer` (in process via `handle`, on loopback via `serve`),
-    /// with the kit's fault switches and request log.
+    /// with the kit's fault switches and request log; the user stream is its WebSocket
+    /// (`/api/v1/streaming?stream=user`, token in the `Authorization` header).
     public nonisolated func httpServer(
         faults: SandboxFaultSwitch = SandboxFaultSwitch(), log: SandboxRequestLog = SandboxRequestLog(),
         clock: any Clock<Duration> = ContinuousClock()
@@ -22,7 +23,10 @@ extension MastodonSandboxServer {
         for (method, pattern) in routes {
             router.add(method, pattern) { request in await self.respond(request, route: pattern) }
         }
-        return SandboxHTTPServer(router: router, faults: faults, log: log, clock: clock)
+        let frozen = router
+        return SandboxHTTPServer(
+            faults: faults, log: log, clock: clock, webSocket: { await self.serveStream($0, $1) },
+            handler: { await frozen.route($0) })
     }
 
     func respond(_ request: SandboxHTTPRequest, route: String) -> SandboxHTTPResponse {
@@ -258,6 +262,7 @@ extension MastodonSandboxServer {
                     Status(
                         id: boost, accountID: viewer, content: "", visibility: "public", createdAt: now(), reblogOf: id)
                 )
+                streamUpdate(statuses.count - 1, event: "update")
                 notify(author, type: "reblog", from: viewer, status: id)
                 return .json(statusJSON(statuses[statuses.count - 1], viewer: viewer))
             }

@@ -57,6 +57,8 @@ public actor MastodonSandboxServer {
     var markerConflicts = 0
     var nextNumber = 0
     var requestCounts: [String: (windowStart: Date, count: Int)] = [:]
+    var streams: [UUID: (accountID: String, continuation: AsyncStream<String>.Continuation)] = [:]
+    var streamWaiters: [CheckedContinuation<Void, Never>] = []
     let now: @Sendable () -> Date
 
     /// An empty server; `now` dates posts and rate-limit windows (derive it from a `TestClock` in tests).
@@ -102,6 +104,7 @@ public actor MastodonSandboxServer {
             Status(
                 id: id, accountID: accountID, content: content, visibility: visibility, createdAt: now(),
                 inReplyTo: inReplyTo))
+        streamUpdate(statuses.count - 1, event: "update")
         for mentioned in mentioning { notify(mentioned, type: "mention", from: accountID, status: id) }
         return id
     }
@@ -112,6 +115,7 @@ public actor MastodonSandboxServer {
         guard let index = liveIndex(statusID) else { return false }
         statuses[index].content = content
         statuses[index].editedAt = now()
+        streamUpdate(index, event: "status.update")
         return true
     }
 
@@ -120,7 +124,13 @@ public actor MastodonSandboxServer {
     public func delete(_ statusID: String) -> Bool {
         guard let index = liveIndex(statusID) else { return false }
         statuses[index].deleted = true
-        for boost in statuses.indices where statuses[boost].reblogOf == statusID { statuses[boost].deleted = true }
+        let everyone = Set(accounts.map(\.id))
+        stream("delete", payload: { _ in statusID }, to: everyone)
+        for boost in statuses.indices where statuses[boost].reblogOf == statusID && !statuses[boost].deleted {
+            statuses[boost].deleted = true
+            let boostID = statuses[boost].id
+            stream("delete", payload: { _ in boostID }, to: everyone)
+        }
         return true
     }
 
@@ -132,10 +142,10 @@ public actor MastodonSandboxServer {
 
     func notify(_ recipient: String, type: String, from accountID: String, status: String?) {
         guard recipient != accountID else { return }
-        notifications.append(
-            Notification(
-                id: nextID(), recipient: recipient, type: type, accountID: accountID, statusID: status, createdAt: now()
-            ))
+        let notification = Notification(
+            id: nextID(), recipient: recipient, type: type, accountID: accountID, statusID: status, createdAt: now())
+        notifications.append(notification)
+        streamNotification(notification)
     }
 
     func liveIndex(_ statusID: String) -> Int? {

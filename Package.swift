@@ -93,7 +93,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TidingsMastodonTests",
-            dependencies: ["TidingsMastodon", "TidingsSandbox", "TidingsCore", "TidingsNet", "PeerSupport"],
+            dependencies: [
+                "TidingsMastodon", "TidingsSandbox", "TidingsSandboxKit", "TidingsCore", "TidingsNet", "PeerSupport",
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -107,7 +109,8 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "tidings", "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandbox", "TidingsYpChat",
+                "tidings", "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsMastodon", "TidingsSandbox",
+                "TidingsYpChat",
                 "PeerSupport",
             ]
         ),

@@ -15,7 +15,7 @@ import TidingsSandboxKit
 let sandboxCommand = Command(
     name: "sandbox",
     abstract: "Serve a backend's sandbox on 127.0.0.1 until interrupted, for an app or simulator to connect to.",
-    subcommands: [sandboxKecalekCommand, sandboxYpChatCommand]
+    subcommands: [sandboxKecalekCommand, sandboxMastodonCommand, sandboxYpChatCommand]
 )
 
 let portOption = OptionSpec.value("--port", "n", help: "The port on 127.0.0.1 (default: a free one).")
@@ -56,6 +56,56 @@ let sandboxKecalekCommand = Command(
         fflush(nil)
         let signal = await termination.wait()
         endpoint.stop()
+        print("Stopped on \(signal == SIGINT ? "SIGINT" : "SIGTERM").")
+    }
+)
+
+private let variantOption = OptionSpec.value(
+    "--variant", "name", help: "The server to imitate: mastodon (default), gotosocial, pleroma or nextcloud.")
+
+/// The sandbox variants `--variant` names.
+private let mastodonVariants: [String: MastodonSandboxVariant] = [
+    "mastodon": .mastodon, "gotosocial": .goToSocial, "pleroma": .pleroma, "nextcloud": .nextcloud,
+]
+
+let sandboxMastodonCommand = Command(
+    name: "mastodon",
+    abstract: "Serve the Mastodon-API sample sandbox over loopback HTTP; print the URL and tokens.",
+    options: [portOption, variantOption],
+    validate: { parsed -> (port: Int, variant: String) in
+        let port = try parsed.int(portOption, in: 0...65_535) ?? 0
+        let variant = parsed.string(variantOption) ?? "mastodon"
+        guard mastodonVariants[variant] != nil else {
+            throw ValidationError(
+                "The value '\(variant)' is invalid for '--variant': expected mastodon, gotosocial, pleroma or nextcloud."
+            )
+        }
+        return (port, variant)
+    },
+    run: { options in
+        let termination = TerminationSignal()
+        let sandbox = await MastodonSandboxServer.sample(variant: mastodonVariants[options.variant] ?? .mastodon)
+        let console = Console.current
+        // The log holds method, path and status only: never the Authorization header.
+        let log = SandboxRequestLog { entry in
+            console.writeOutput("served: \(entry)\n")
+            fflush(nil)
+        }
+        let listener = try sandbox.httpServer(log: log).serve(port: options.port)
+        var lines = [
+            "Mastodon sandbox (\(options.variant)) listening on 127.0.0.1 (Ctrl-C to stop).",
+            "url: \(listener.url.absoluteString)",
+        ]
+        for (username, token) in MastodonSandboxServer.sampleAccounts {
+            lines.append("token \(username): \(token)")
+        }
+        lines.append(
+            "connect: send 'Authorization: Bearer <token>' to the url's /api/v1 and /api/v2 endpoints "
+                + "(the tokens are the sandbox's public demo tokens, never secret)")
+        print(lines.joined(separator: "\n"))
+        fflush(nil)
+        let signal = await termination.wait()
+        listener.stop()
         print("Stopped on \(signal == SIGINT ? "SIGINT" : "SIGTERM").")
     }
 )

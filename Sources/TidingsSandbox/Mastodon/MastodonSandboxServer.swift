@@ -1,0 +1,159 @@
+import Foundation
+import TidingsCore
+
+/// An in-process Mastodon-API server for tests, previews and `tidings sandbox mastodon`: accounts with
+/// tokens, statuses, home and public timelines, notifications, markers, actions, edits and deletes, with
+/// the server variants of ``MastodonSandboxVariant``.
+///
+/// Semantics (as Mastodon's, unless a variant says otherwise):
+/// - Timelines are newest first. `max_id` pages back (IDs below it), `since_id` gives the newest above it,
+///   `min_id` the oldest above it (still sent newest first); `limit` defaults to 20 and is capped (40; 50
+///   for Nextcloud Social). `Link` carries `rel="next"` (`max_id`, only when older items remain) and
+///   `rel="prev"` (`min_id`) whenever the page has items.
+/// - Home holds the statuses and boosts of the accounts the reader follows and their own, at most
+///   ``MastodonSandboxVariant/feedCap`` of the newest; public holds every public status.
+/// - Notifications come from mentions, favourites, boosts and follows of the reader's things; v2 groups
+///   them by `group_key` (`type-statusID`, or the notification's own ID for follows and mentions).
+/// - Markers have versions; ``conflictNextMarkerSaves(_:)`` makes the next saves answer 409.
+/// - Each token may make ``MastodonSandboxVariant/requestsPerWindow`` requests per 5 minutes of the
+///   server's clock (`X-RateLimit-*` on every answer), then gets 429 with `Retry-After`.
+public actor MastodonSandboxServer {
+    struct Account {
+        var id: String
+        var username: String
+        var token: String
+        var following: Set<String> = []
+    }
+
+    struct Status {
+        var id: String
+        var accountID: String
+        var content: String
+        var visibility: String
+        var createdAt: Date
+        var editedAt: Date?
+        var reblogOf: String?
+        var inReplyTo: String?
+        var favouritedBy: Set<String> = []
+        var bookmarkedBy: Set<String> = []
+        var deleted = false
+    }
+
+    struct Notification {
+        var id: String
+        var recipient: String
+        var type: String
+        var accountID: String
+        var statusID: String?
+        var createdAt: Date
+    }
+
+    /// The server's variant.
+    public private(set) var variant: MastodonSandboxVariant
+    var accounts: [Account] = []
+    var statuses: [Status] = []
+    var notifications: [Notification] = []
+    var markers: [String: [String: (id: String, version: Int, updated: Date)]] = [:]
+    var markerConflicts = 0
+    var nextNumber = 0
+    var requestCounts: [String: (windowStart: Date, count: Int)] = [:]
+    var streams: [UUID: (accountID: String, continuation: AsyncStream<String>.Continuation)] = [:]
+    var streamWaiters: [CheckedContinuation<Void, Never>] = []
+    let now: @Sendable () -> Date
+
+    /// An empty server; `now` dates posts and rate-limit windows (derive it from a `TestClock` in tests).
+    public init(variant: MastodonSandboxVariant = .mastodon, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.variant = variant
+        self.now = now
+    }
+
+    /// Switches the variant; existing data stays (IDs already given keep their spelling).
+    public func setVariant(_ variant: MastodonSandboxVariant) { self.variant = variant }
+
+    func nextID() -> String {
+        nextNumber += 1
+        return MastodonSandboxIDs.id(nextNumber, style: variant.idStyle)
+    }
+
+    // MARK: - Seeding and server-side events
+
+    /// Adds an account and returns its ID; `token` is its bearer token.
+    @discardableResult
+    public func addAccount(username: String, token: String) -> String {
+        let id = nextID()
+        accounts.append(Account(id: id, username: username, token: token))
+        return id
+    }
+
+    /// `follower` follows `followed` (and `followed` gets a follow notification).
+    public func follow(_ follower: String, _ followed: String) {
+        guard let index = accounts.firstIndex(where: { $0.id == follower }), follower != followed else { return }
+        if accounts[index].following.insert(followed).inserted {
+            notify(followed, type: "follow", from: follower, status: nil)
+        }
+    }
+
+    /// Posts a status as `accountID` and returns its ID; `mentioning` accounts get a mention notification.
+    @discardableResult
+    public func post(
+        as accountID: String, _ content: String, visibility: String = "public", inReplyTo: String? = nil,
+        mentioning: [String] = []
+    ) -> String {
+        let id = nextID()
+        statuses.append(
+            Status(
+                id: id, accountID: accountID, content: content, visibility: visibility, createdAt: now(),
+                inReplyTo: inReplyTo))
+        streamUpdate(statuses.count - 1, event: "update")
+        for mentioned in mentioning { notify(mentioned, type: "mention", from: accountID, status: id) }
+        return id
+    }
+
+    /// Edits a status's content (sets `edited_at`); false when it does not exist.
+    @discardableResult
+    public func edit(_ statusID: String, content: String) -> Bool {
+        guard let index = liveIndex(statusID) else { return false }
+        statuses[index].content = content
+        statuses[index].editedAt = now()
+        streamUpdate(index, event: "status.update")
+        return true
+    }
+
+    /// Deletes a status and the boosts of it; false when it did not exist.
+    @discardableResult
+    public func delete(_ statusID: String) -> Bool {
+        guard let index = liveIndex(statusID) else { return false }
+        statuses[index].deleted = true
+        let everyone = Set(accounts.map(\.id))
+        stream("delete", payload: { _ in statusID }, to: everyone)
+        for boost in statuses.indices where statuses[boost].reblogOf == statusID && !statuses[boost].deleted {
+            statuses[boost].deleted = true
+            let boostID = statuses[boost].id
+            stream("delete", payload: { _ in boostID }, to: everyone)
+        }
+        return true
+    }
+
+    /// Makes the next `count` marker saves answer 409 (another device saved first).
+    public func conflictNextMarkerSaves(_ count: Int) { markerConflicts = max(0, count) }
+
+    /// The number of live statuses (boosts included).
+    public var statusCount: Int { statuses.filter { !$0.deleted }.count }
+
+    func notify(_ recipient: String, type: String, from accountID: String, status: String?) {
+        guard recipient != accountID else { return }
+        let notification = Notification(
+            id: nextID(), recipient: recipient, type: type, accountID: accountID, statusID: status, createdAt: now())
+        notifications.append(notification)
+        streamNotification(notification)
+    }
+
+    func liveIndex(_ statusID: String) -> Int? {
+        statuses.firstIndex { $0.id == statusID && !$0.deleted }
+    }
+
+    func account(token: String?) -> Account? {
+        guard let token, !token.isEmpty else { return nil }
+        return accounts.first { $0.token == token }
+    }
+}

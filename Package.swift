@@ -80,8 +80,9 @@ let package = Package(
         .testTarget(
             name: "NameCollisionTests",
             dependencies: [
-                "NameCollisionStandIns", "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandboxKit",
-                "TidingsSandbox",
+                "NameCollisionStandIns", "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsMastodon",
+                "TidingsYpChat",
+                "TidingsSandboxKit", "TidingsSandbox",
             ]
         ),
         .testTarget(name: "TidingsCoreTests", dependencies: ["TidingsCore", "CSQLite", "PeerSupport"]),

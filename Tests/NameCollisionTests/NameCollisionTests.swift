@@ -3,9 +3,11 @@ import NameCollisionStandIns
 import Testing
 import TidingsCore
 import TidingsKecalek
+import TidingsMastodon
 import TidingsNet
 import TidingsSandbox
 import TidingsSandboxKit
+import TidingsYpChat
 
 #if canImport(CryptoKit)
     import CryptoKit

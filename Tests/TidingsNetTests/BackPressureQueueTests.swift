@@ -33,32 +33,6 @@ import Testing
         #expect(queue.peakCount == 2)
     }
 
-    @Test func appendingWithoutWakingRefusesAWaitingConsumerAndAFullQueue() async throws {
-        let queue = BackPressureQueue<Int>(limit: 4, byteLimit: 100, size: { $0 })
-        // Leaves space: accepted, in order.
-        #expect(queue.appendWithoutWaking([1, 2]))
-        // Would leave no space (a later push queues one before it waits): refused, nothing queued.
-        #expect(!queue.appendWithoutWaking([3, 4]))
-        #expect(!queue.appendWithoutWaking([97]))
-        #expect(queue.count == 2)
-        // The push that follows stays within the limit.
-        let producer = Task { _ = await queue.push(contentsOf: [3, 4, 5]) }
-        while queue.count < 4 { try Task.checkCancellation(); await Task.yield() }
-        for _ in 0..<1_000 { try Task.checkCancellation(); await Task.yield() }
-        #expect(queue.count == 4)
-        for expected in 1...5 { #expect(try await queue.next() == expected) }
-        await producer.value
-        #expect(queue.peakCount == 4)
-        // A parked consumer must be woken, which appending without waking never does.
-        let consumer = Task { try await queue.next() }
-        while queue.waitingConsumerCount == 0 { try Task.checkCancellation(); await Task.yield() }
-        #expect(!queue.appendWithoutWaking([6]))
-        queue.enqueue(7)
-        #expect(try await consumer.value == 7)
-        queue.finish()
-        #expect(!queue.appendWithoutWaking([8]))
-    }
-
     @Test func aCancelledConsumerSeesTheEndAndOthersStillReceive() async throws {
         let queue = BackPressureQueue<Int>(limit: 4)
         let cancelled = Task { try await queue.next() }

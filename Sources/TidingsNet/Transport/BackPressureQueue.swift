@@ -48,9 +48,6 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
     /// Elements waiting for the consumer now.
     var count: Int { state.withLock { $0.count } }
 
-    /// Consumers parked in ``next()`` waiting for an element now (for tests of wake-ups).
-    var waitingConsumerCount: Int { state.withLock { $0.consumers.count } }
-
     /// The most elements that ever waited at once.
     var peakCount: Int { state.withLock { $0.peak } }
 
@@ -109,24 +106,6 @@ final class BackPressureQueue<Element: Sendable>: Sendable {
             await waitForSpace()
         }
         return true
-    }
-
-    /// Queues all of `elements` only when that wakes nobody and waits for nothing: no consumer is parked,
-    /// the queue has not ended, and it still has space after them (so a later ``push(contentsOf:)``,
-    /// which queues its first element before it waits, stays within the limits). Returns whether they
-    /// were queued.
-    func appendWithoutWaking(_ elements: [Element]) -> Bool {
-        state.withLock { state -> Bool in
-            guard !state.ended, state.consumers.isEmpty, state.count + elements.count < limit else { return false }
-            var bytes = state.bytes
-            for element in elements { bytes += size(element) }
-            guard bytes < byteLimit else { return false }
-            state.elements.append(contentsOf: elements)
-            state.bytes = bytes
-            state.peak = max(state.peak, state.count)
-            state.peakBytes = max(state.peakBytes, state.bytes)
-            return true
-        }
     }
 
     /// Queues `element` without waiting, for rare events that must not block their sender; the

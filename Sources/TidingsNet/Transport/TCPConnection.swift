@@ -137,20 +137,10 @@ public final class TCPConnection: ByteStream, Sendable {
     ///   `CancellationError`.
     public func read() async throws -> [UInt8] {
         while true {
-            if let bytes = try readWithoutWaiting() { return bytes }
-            try await channel.readable.wait()
-        }
-    }
-
-    /// Reads what the socket holds now, up to ``readChunkSize`` bytes: `nil` when a read would have to
-    /// wait, an empty array at the end of the stream.
-    func readWithoutWaiting() throws(TransportError) -> [UInt8]? {
-        while true {
             var code: Int32 = 0
             var failed = false
             // Not zero-filled: recv overwrites what it returns, and the rest is cut off.
-            let buffer = try [UInt8](unsafeUninitializedCapacity: Self.readChunkSize) {
-                raw, initialized throws(TransportError) in
+            let buffer = try [UInt8](unsafeUninitializedCapacity: Self.readChunkSize) { raw, initialized in
                 let count = try channel.withDescriptor(operation: "read") { descriptor -> Int in
                     let count = recv(descriptor, raw.baseAddress, raw.count, 0)
                     if count < 0 { code = errno }
@@ -161,7 +151,7 @@ public final class TCPConnection: ByteStream, Sendable {
             }
             if !failed { return buffer }
             switch code {
-            case EAGAIN, EWOULDBLOCK: return nil
+            case EAGAIN, EWOULDBLOCK: try await channel.readable.wait()
             case EINTR: continue
             case ECONNRESET, EPIPE, ETIMEDOUT:
                 throw TransportError(
@@ -173,9 +163,6 @@ public final class TCPConnection: ByteStream, Sendable {
             }
         }
     }
-
-    /// Waits until the socket may have bytes again, after ``readWithoutWaiting()`` returned `nil`.
-    func waitUntilReadable() async throws { try await channel.readable.wait() }
 
     /// Writes all of `bytes`; concurrent writers are serialised in call order.
     ///

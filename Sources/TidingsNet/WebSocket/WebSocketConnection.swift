@@ -85,50 +85,21 @@ final class WebSocketConnection: Sendable {
 
     // MARK: Reading
 
-    /// Messages decoded from back-to-back reads that the reader may hold while the consumer waits,
-    /// before it hands them over even though the socket still has more.
-    static let heldMessageLimit = 16
-
     private func readLoop(leftover: [UInt8]) async {
         var decoder = WebSocketFrameDecoder(role: .client, maximumFrameSize: configuration.maximumMessageSize)
         var assembler = WebSocketMessageAssembler(maximumMessageSize: configuration.maximumMessageSize)
-        var bytes = leftover
-        // Decoded messages not yet handed to the consumer (see `handleFrames`).
-        var held: [WebSocketMessage] = []
-        let drainable = stream as? any NonBlockingReading
+        var incoming = leftover
         do {
-            do {
-                while true {
-                    if !bytes.isEmpty { decoder.append(bytes) }
-                    if try await handleFrames(
-                        decoder: &decoder, assembler: &assembler, held: &held, mayHold: drainable != nil)
-                    {
-                        return
-                    }
-                    if let drainable {
-                        guard let next = try drainable.readWithoutWaiting() else {
-                            // The socket ran dry: what the last reads decoded goes out now, in one wake-up.
-                            await handOver(&held)
-                            try await drainable.waitUntilReadable()
-                            bytes = []
-                            continue
-                        }
-                        bytes = next
-                    } else {
-                        bytes = try await stream.read()
-                    }
-                    if bytes.isEmpty {
-                        await handOver(&held)
-                        finish(
-                            WebSocketError(
-                                .connectionLost, detail: "the server closed the connection without a close frame"))
-                        return
-                    }
+            while true {
+                if !incoming.isEmpty { decoder.append(incoming) }
+                if try await handleFrames(decoder: &decoder, assembler: &assembler) { return }
+                incoming = try await stream.read()
+                if incoming.isEmpty {
+                    finish(
+                        WebSocketError(
+                            .connectionLost, detail: "the server closed the connection without a close frame"))
+                    return
                 }
-            } catch {
-                // Nothing that arrived before a failure is lost.
-                await handOver(&held)
-                throw error
             }
         } catch let error as WebSocketError {
             logger.warning("closing after \(error.kind.name): \(error.detail)")
@@ -144,47 +115,33 @@ final class WebSocketConnection: Sendable {
         }
     }
 
-    /// Gives `held` to the consumer (waiting while the buffer is full) and empties it.
-    private func handOver(_ held: inout [WebSocketMessage]) async {
-        guard !held.isEmpty else { return }
-        // Waits while the consumer lags: the socket is not read meanwhile.
-        await incoming.push(contentsOf: held)
-        held.removeAll(keepingCapacity: true)
-    }
-
-    /// Handles every whole frame the decoder holds, adding completed messages to `held`; returns true
-    /// when the connection is over.
+    /// Handles every whole frame the decoder holds; returns true when the connection is over.
     ///
-    /// Messages go to the consumer in order, always before a control frame that followed them is
-    /// handled and before an error that followed them is thrown. Without `mayHold` they go at the end
-    /// of each read (one wake-up per read, not per message). With it (a stream the reader drains
-    /// until it runs dry), they join the consumer's buffer at once only when that wakes nobody; while
-    /// the consumer waits they are held, up to ``heldMessageLimit``, and the reader hands them over
-    /// when the socket runs dry: a peer streaming small messages faster than one read each then costs
-    /// one wake-up of the consumer per burst instead of one per read.
+    /// Messages completed by one read go to the consumer together (one wake-up, not one per message),
+    /// always before a control frame that followed them is handled and before an error that followed
+    /// them is thrown, so nothing that arrived before a failure is lost.
     private func handleFrames(
-        decoder: inout WebSocketFrameDecoder, assembler: inout WebSocketMessageAssembler,
-        held: inout [WebSocketMessage], mayHold: Bool
+        decoder: inout WebSocketFrameDecoder, assembler: inout WebSocketMessageAssembler
     ) async throws -> Bool {
+        var batch: [WebSocketMessage] = []
         do {
             while let frame = try decoder.nextFrame() {
                 guard !frame.opcode.isControl else {
-                    await handOver(&held)
+                    if !batch.isEmpty {
+                        // Waits while the consumer lags: the socket is not read meanwhile.
+                        await incoming.push(contentsOf: batch)
+                        batch.removeAll(keepingCapacity: true)
+                    }
                     if try await handle(frame, assembler: &assembler) { return true }
                     continue
                 }
-                if let message = try assembler.push(frame) { held.append(message) }
+                if let message = try assembler.push(frame) { batch.append(message) }
             }
         } catch {
-            await handOver(&held)
+            if !batch.isEmpty { await incoming.push(contentsOf: batch) }
             throw error
         }
-        guard !held.isEmpty else { return false }
-        if mayHold, held.count < Self.heldMessageLimit {
-            if incoming.appendWithoutWaking(held) { held.removeAll(keepingCapacity: true) }
-        } else {
-            await handOver(&held)
-        }
+        if !batch.isEmpty { await incoming.push(contentsOf: batch) }
         return false
     }
 

@@ -13,7 +13,7 @@ public enum MastodonGapState: Int64, Sendable, Equatable {
 /// One row of a cached timeline, in the timeline's own order.
 ///
 /// Entries of one timeline have distinct positions; a larger position is newer, and the statuses' IDs rise
-/// with their positions (``ServerID`` order).
+/// with their positions (`ServerID` order).
 public struct MastodonTimelineEntry: Sendable, Equatable {
     /// What an entry stands for.
     public enum Content: Sendable, Equatable {

@@ -6,6 +6,8 @@ public enum MastodonTimelinePlanner {
     /// The plan for `request` on a timeline whose entries are `entries` (ascending positions).
     ///
     /// - Parameters:
+    ///   - request: What to load: a refresh, older entries, or a gap from one side.
+    ///   - entries: The timeline's entries in ascending positions.
     ///   - limit: The `limit` the app asks for (Mastodon: 40 for home and notifications).
     ///   - serverCap: The most the server returns per page (from its instance info; Nextcloud Social: 50).
     /// - Throws: ``MastodonTimelineError/invalidLimit`` when either is below 1;

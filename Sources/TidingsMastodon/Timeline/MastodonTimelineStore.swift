@@ -4,7 +4,7 @@ import TidingsCore
 /// A `MastodonTimelineStore` caches timelines as positioned entries with gaps, over one `SQLiteDatabase`.
 ///
 /// Guarantees:
-/// - A status appears at most once per timeline; positions rise with the statuses' ``ServerID`` order.
+/// - A status appears at most once per timeline; positions rise with the statuses' `ServerID` order.
 /// - Wherever the store cannot prove two cached statuses adjacent on the server, a gap entry lies between
 ///   them: it never shows a hole as a continuous timeline.
 /// - A deleted status stays deleted: pages that still carry it (fetched before the deletion) do not bring it
@@ -20,7 +20,9 @@ public final class MastodonTimelineStore: Sendable {
 
     /// A store over `database`, which must have been opened with ``MastodonTimelineSchema/schema``.
     ///
-    /// - Parameter now: The clock for `fetched_at` and tombstones (a fixed date in tests).
+    /// - Parameters:
+    ///   - database: The database, opened with ``MastodonTimelineSchema/schema``.
+    ///   - now: The clock for `fetched_at` and tombstones (a fixed date in tests).
     public init(database: SQLiteDatabase, now: @escaping @Sendable () -> Date = { Date() }) {
         self.database = database
         self.now = now

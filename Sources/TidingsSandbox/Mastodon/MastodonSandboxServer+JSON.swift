@@ -76,7 +76,7 @@ extension MastodonSandboxServer {
         }
     }
 
-    func instanceV1JSON() -> JSONValue {
+    func instanceV1JSON(_ origin: Origin) -> JSONValue {
         var object: [String: JSONValue] = [
             "uri": "sandbox.invalid", "title": "Tidings sandbox",
             "version": variant.nextcloudSocial
@@ -87,16 +87,16 @@ extension MastodonSandboxServer {
             object["urls"] = .object([:])
             object["vapid_key"] = ""
         } else {
-            object["urls"] = ["streaming_api": "wss://sandbox.invalid"]
+            object["urls"] = ["streaming_api": .string(origin.webSocket)]
         }
         return .object(object)
     }
 
-    func instanceV2JSON() -> JSONValue {
+    func instanceV2JSON(_ origin: Origin) -> JSONValue {
         [
             "domain": "sandbox.invalid", "title": "Tidings sandbox", "version": "4.3.2",
             "configuration": [
-                "urls": ["streaming": "wss://sandbox.invalid"],
+                "urls": ["streaming": .string(origin.webSocket)],
                 "vapid": ["public_key": "BSandboxVapidPublicKeyNotASecret"],
                 "statuses": ["max_characters": 500, "max_media_attachments": 4],
             ],

@@ -32,7 +32,8 @@ extension MastodonSandboxServer {
     func respond(_ request: SandboxHTTPRequest, route: String) -> SandboxHTTPResponse {
         if route.hasPrefix("/api/v2/"), !variant.hasVersion2 { return error(404, "Not found") }
         if route.hasSuffix("/instance") {
-            return .json(route.hasPrefix("/api/v2/") ? instanceV2JSON() : instanceV1JSON())
+            let origin = Origin(request)
+            return .json(route.hasPrefix("/api/v2/") ? instanceV2JSON(origin) : instanceV1JSON(origin))
         }
         guard let viewer = account(token: request.bearerToken) else {
             return error(401, "The access token is invalid")
@@ -150,7 +151,7 @@ extension MastodonSandboxServer {
         guard let newest = selected.first, let oldest = selected.last else { return response }
         var links: [(rel: String, url: URL)] = []
         let olderRemain = items.contains { ServerID($0.sandboxID) < ServerID(oldest.sandboxID) }
-        let base = "https://sandbox.invalid\(path)?limit=\(limit)"
+        let base = "\(Origin(request).http)\(path)?limit=\(limit)"
         if olderRemain, let url = URL(string: "\(base)&max_id=\(oldest.sandboxID)") { links.append(("next", url)) }
         if let url = URL(string: "\(base)&min_id=\(newest.sandboxID)") { links.append(("prev", url)) }
         response.addLinks(links)

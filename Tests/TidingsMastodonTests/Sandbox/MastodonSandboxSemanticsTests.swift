@@ -179,4 +179,34 @@ struct MastodonSandboxSemanticsTests {
         await #expect(throws: MastodonError.unauthorized) { try await refused.markers() }
         #expect(refused.authorization.authState == .needsReauthentication)
     }
+
+    /// Over loopback the URLs the sandbox hands out lead back to it: an app that follows the `Link` header or
+    /// opens the advertised stream literally stays on the sandbox (they named `sandbox.invalid` before).
+    @Test func handedOutURLsPointAtTheLoopbackOrigin() async throws {
+        let fixture = await MastodonSandboxFixture()
+        let posted = await fixture.postMany(45)
+        let listener = try fixture.http.serve()
+        defer { listener.stop() }
+        let http = HTTPClient(configuration: .init(timeout: .seconds(20)))
+        let client = MastodonAPIClient(
+            server: listener.url, accountKey: "alice@loopback",
+            authorization: MastodonAuthorization(token: "alice-token"), transport: http)
+        let capabilities = try await MastodonCapabilities.fetch(with: client)
+        let streaming = try #require(capabilities.streamingURL)
+        #expect(streaming.scheme == "ws")
+        #expect(streaming.host == listener.url.host)
+        #expect(streaming.port == listener.url.port)
+
+        var first = HTTPRequest(url: listener.url.appendingPathComponent("api/v1/timelines/home"))
+        first.headers["Authorization"] = "Bearer alice-token"
+        let page = try await http.send(first)
+        let next = try #require(page.links["next"])
+        #expect(next.host == listener.url.host && next.port == listener.url.port)
+        var following = HTTPRequest(url: next)
+        following.headers["Authorization"] = "Bearer alice-token"
+        let older = try await http.send(following)
+        let ids = try #require(try JSONValue(parsing: older.body).arrayValue).compactMap { $0["id"]?.stringValue }
+        let expected: ServerID = posted[posted.count - 21]
+        #expect(ids.first.map { ServerID($0) } == expected)
+    }
 }

@@ -28,14 +28,8 @@ let sandboxKecalekCommand = Command(
     run: { port in
         let termination = TerminationSignal()
         let sandbox = try await KecalekSandboxServer.sample(clock: ContinuousClock())
-        // Each connection is printed as it is served, so a developer sees their app arrive (the path
-        // only: the log never holds the query or headers, where tokens travel).
-        let console = Console.current
-        let log = SandboxRequestLog { entry in
-            console.writeOutput("served: \(entry)\n")
-            fflush(nil)
-        }
-        let endpoint = try KecalekSandboxWebSocketServer(server: sandbox, port: port, log: log)
+        let endpoint = try KecalekSandboxWebSocketServer(
+            server: sandbox, port: port, log: printingSandboxRequestLog())
         var lines = [
             "Kecalek sandbox listening on 127.0.0.1 (Ctrl-C to stop).",
             "url: \(endpoint.url.absoluteString)",
@@ -52,11 +46,7 @@ let sandboxKecalekCommand = Command(
             "connect: send 'Authorization: Bearer <token>' with the WebSocket upgrade, e.g. "
                 + "tidings kecalek sync --server <url> --token <token> --key <64 hex digits> "
                 + "--conversation-key general=<key>")
-        print(lines.joined(separator: "\n"))
-        fflush(nil)
-        let signal = await termination.wait()
-        endpoint.stop()
-        print("Stopped on \(signal == SIGINT ? "SIGINT" : "SIGTERM").")
+        await serveUntilTerminated(termination, announcing: lines) { endpoint.stop() }
     }
 )
 
@@ -85,13 +75,7 @@ let sandboxMastodonCommand = Command(
     run: { options in
         let termination = TerminationSignal()
         let sandbox = await MastodonSandboxServer.sample(variant: mastodonVariants[options.variant] ?? .mastodon)
-        let console = Console.current
-        // The log holds method, path and status only: never the Authorization header.
-        let log = SandboxRequestLog { entry in
-            console.writeOutput("served: \(entry)\n")
-            fflush(nil)
-        }
-        let listener = try sandbox.httpServer(log: log).serve(port: options.port)
+        let listener = try sandbox.httpServer(log: printingSandboxRequestLog()).serve(port: options.port)
         var lines = [
             "Mastodon sandbox (\(options.variant)) listening on 127.0.0.1 (Ctrl-C to stop).",
             "url: \(listener.url.absoluteString)",
@@ -102,11 +86,7 @@ let sandboxMastodonCommand = Command(
         lines.append(
             "connect: send 'Authorization: Bearer <token>' to the url's /api/v1 and /api/v2 endpoints "
                 + "(the tokens are the sandbox's public demo tokens, never secret)")
-        print(lines.joined(separator: "\n"))
-        fflush(nil)
-        let signal = await termination.wait()
-        listener.stop()
-        print("Stopped on \(signal == SIGINT ? "SIGINT" : "SIGTERM").")
+        await serveUntilTerminated(termination, announcing: lines) { listener.stop() }
     }
 )
 

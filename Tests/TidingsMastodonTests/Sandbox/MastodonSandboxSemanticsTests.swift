@@ -163,10 +163,7 @@ struct MastodonSandboxSemanticsTests {
         let listener = try fixture.http.serve()
         defer { listener.stop() }
         let http = HTTPClient(configuration: .init(timeout: .seconds(20)))
-        let client = MastodonAPIClient(
-            server: listener.url, accountKey: "alice@loopback",
-            authorization: MastodonAuthorization(token: "alice-token"),
-            transport: http)
+        let client = Self.aliceOverLoopback(listener, http)
         let page = try await client.homeTimeline(MastodonPageRange(limit: 40))
         #expect(page.items.map(\.id) == Array(posted.suffix(40).reversed()))
         let rest = try await client.homeTimeline(try #require(page.older))
@@ -188,9 +185,7 @@ struct MastodonSandboxSemanticsTests {
         let listener = try fixture.http.serve()
         defer { listener.stop() }
         let http = HTTPClient(configuration: .init(timeout: .seconds(20)))
-        let client = MastodonAPIClient(
-            server: listener.url, accountKey: "alice@loopback",
-            authorization: MastodonAuthorization(token: "alice-token"), transport: http)
+        let client = Self.aliceOverLoopback(listener, http)
         let capabilities = try await MastodonCapabilities.fetch(with: client)
         let streaming = try #require(capabilities.streamingURL)
         #expect(streaming.scheme == "ws")
@@ -208,5 +203,12 @@ struct MastodonSandboxSemanticsTests {
         let ids = try #require(try JSONValue(parsing: older.body).arrayValue).compactMap { $0["id"]?.stringValue }
         let expected: ServerID = posted[posted.count - 21]
         #expect(ids.first.map { ServerID($0) } == expected)
+    }
+
+    /// Alice's client on `listener`'s loopback URL through `http`.
+    static func aliceOverLoopback(_ listener: SandboxHTTPListener, _ http: HTTPClient) -> MastodonAPIClient {
+        MastodonAPIClient(
+            server: listener.url, accountKey: "alice@loopback",
+            authorization: MastodonAuthorization(token: "alice-token"), transport: http)
     }
 }

@@ -13,16 +13,6 @@ import TidingsNet
 
 /// `tidings sandbox kecalek`, run as the real executable: an app connects with only what it printed.
 @Suite(.timeLimit(.minutes(1))) struct SandboxCommandTests {
-    /// The printed `name: value` lines.
-    private func fields(_ output: String) -> [String: String] {
-        var result: [String: String] = [:]
-        for line in output.split(separator: "\n") {
-            guard let range = line.range(of: ": ") else { continue }
-            result[String(line[..<range.lowerBound])] = String(line[range.upperBound...])
-        }
-        return result
-    }
-
     private func hexKey(_ text: String?) throws -> TidingsCrypto.SymmetricKey {
         let text = try #require(text)
         var bytes: [UInt8] = []
@@ -44,7 +34,7 @@ import TidingsNet
         }
         #expect(complete)
         let output = String(decoding: printed, as: UTF8.self)
-        let values = fields(output)
+        let values = printedFields(output)
         let url = try #require(values["url"].flatMap(URL.init(string:)))
         #expect(url.host == "127.0.0.1")
         #expect(output.contains("public demo keys"))

@@ -13,15 +13,6 @@ import TidingsNet
 
 /// `tidings sandbox mastodon`, run as the real executable: a client connects with only what it printed.
 @Suite(.timeLimit(.minutes(1))) struct SandboxMastodonCommandTests {
-    private func fields(_ output: String) -> [String: String] {
-        var result: [String: String] = [:]
-        for line in output.split(separator: "\n") {
-            guard let range = line.range(of: ": ") else { continue }
-            result[String(line[..<range.lowerBound])] = String(line[range.upperBound...])
-        }
-        return result
-    }
-
     @Test func servesMastodonUntilSIGINTAndAClientReadsWithWhatItPrinted() async throws {
         let child = try ChildProcess.spawn(
             executable: ToolRun.executable.path, arguments: ["sandbox", "mastodon", "--variant", "nextcloud"],
@@ -32,7 +23,7 @@ import TidingsNet
         }
         #expect(complete)
         let output = String(decoding: printed, as: UTF8.self)
-        let values = fields(output)
+        let values = printedFields(output)
         let url = try #require(values["url"].flatMap(URL.init(string:)))
         #expect(url.host == "127.0.0.1")
         let token = try #require(values["token alice"])

@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "TidingsKecalek", targets: ["TidingsKecalek"]),
         .library(name: "TidingsMastodon", targets: ["TidingsMastodon"]),
         .library(name: "TidingsYpChat", targets: ["TidingsYpChat"]),
+        .library(name: "TidingsOpenMates", targets: ["TidingsOpenMates"]),
+        .library(name: "TidingsPush", targets: ["TidingsPush"]),
         .library(name: "TidingsSandboxKit", targets: ["TidingsSandboxKit"]),
         .library(name: "TidingsSandbox", targets: ["TidingsSandbox"]),
         .executable(name: "tidings", targets: ["tidings"]),
@@ -37,6 +39,8 @@ let package = Package(
         .target(name: "TidingsKecalek", dependencies: ["TidingsCore", "TidingsNet"]),
         .target(name: "TidingsMastodon", dependencies: ["TidingsCore", "TidingsNet"]),
         .target(name: "TidingsYpChat", dependencies: ["TidingsCore", "TidingsNet"]),
+        .target(name: "TidingsOpenMates", dependencies: ["TidingsCore", "TidingsNet"]),
+        .target(name: "TidingsPush", dependencies: ["TidingsCore", "TidingsNet", "TidingsMastodon"]),
         // The kit every backend's sandbox is built from (loopback HTTP/WebSocket servers, faults, request log);
         // it knows no backend. TidingsSandbox holds the backends' sandboxes, one folder each.
         .target(name: "TidingsSandboxKit", dependencies: ["TidingsCore", "TidingsNet"]),
@@ -44,6 +48,7 @@ let package = Package(
             name: "TidingsSandbox",
             dependencies: [
                 "TidingsCore", "TidingsNet", "TidingsSandboxKit", "TidingsKecalek", "TidingsMastodon", "TidingsYpChat",
+                "TidingsOpenMates", "TidingsPush",
             ]
         ),
 
@@ -52,13 +57,14 @@ let package = Package(
             name: "tidings",
             dependencies: [
                 "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandboxKit", "TidingsSandbox", "TidingsYpChat",
+                "TidingsMastodon", "TidingsOpenMates", "TidingsPush",
             ]
         ),
         .executableTarget(
             name: "tidings-bench",
             dependencies: [
                 "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsMastodon", "TidingsSandbox", "CSQLite",
-                "PeerSupport",
+                "TidingsYpChat", "TidingsOpenMates", "TidingsPush", "PeerSupport",
             ],
             path: "Benchmarks/tidings-bench"
         ),
@@ -81,7 +87,7 @@ let package = Package(
             name: "NameCollisionTests",
             dependencies: [
                 "NameCollisionStandIns", "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsMastodon",
-                "TidingsYpChat",
+                "TidingsYpChat", "TidingsOpenMates", "TidingsPush",
                 "TidingsSandboxKit", "TidingsSandbox",
             ]
         ),
@@ -104,6 +110,18 @@ let package = Package(
             dependencies: ["TidingsYpChat", "TidingsSandbox", "TidingsCore", "TidingsNet", "PeerSupport"]
         ),
         .testTarget(
+            name: "TidingsOpenMatesTests",
+            dependencies: ["TidingsOpenMates", "TidingsSandbox", "TidingsCore", "TidingsNet", "PeerSupport"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "TidingsPushTests",
+            dependencies: [
+                "TidingsPush", "TidingsMastodon", "TidingsSandbox", "TidingsCore", "TidingsNet", "PeerSupport",
+            ],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
             name: "TidingsSandboxKitTests",
             dependencies: ["TidingsSandboxKit", "TidingsNet", "TidingsCore", "PeerSupport"]
         ),
@@ -111,7 +129,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "tidings", "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsMastodon", "TidingsSandbox",
-                "TidingsYpChat",
+                "TidingsYpChat", "TidingsOpenMates", "TidingsPush",
                 "PeerSupport",
             ]
         ),

@@ -1,0 +1,2 @@
+// TidingsPush: Web Push decryption, push registrations and the notification policy (issue 12, seed 002
+// sections 4-6). See docs/backends/push.md.

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Base64url (RFC 4648 §5), the alphabet Web Push uses for keys, salts and auth secrets.
+///
+/// Encoding never pads. Decoding accepts the value with or without `=` padding (Mastodon and browsers
+/// write it without, some servers with), and refuses anything else: whitespace, the `+`/`/` alphabet, a
+/// length that no byte string encodes to, or padding in the middle.
+public enum WebPushBase64URL {
+    /// The unpadded base64url text of `bytes`.
+    public static func encode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The bytes `text` encodes.
+    ///
+    /// - Throws: ``WebPushError/invalidParameter`` naming `what` (never echoing `text`, which may be a secret)
+    ///   when `text` is not base64url.
+    public static func decode(_ text: String, what: String = "value") throws(WebPushError) -> [UInt8] {
+        var body = Substring(text)
+        while body.hasSuffix("=") { body = body.dropLast() }
+        // Two or more padding characters are only ever needed for a length of 2 mod 4.
+        let padding = text.count - body.count
+        guard padding <= 2 else { throw .with(.invalidParameter, "\(what) is not base64url (padding)") }
+        let allowed = body.utf8.allSatisfy { byte in
+            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                || byte == 0x2D || byte == 0x5F
+        }
+        guard allowed else { throw .with(.invalidParameter, "\(what) is not base64url (character)") }
+        // A remainder of 1 encodes no whole byte.
+        guard body.utf8.count % 4 != 1 else { throw .with(.invalidParameter, "\(what) is not base64url (length)") }
+        if padding > 0, (body.utf8.count + padding) % 4 != 0 {
+            throw .with(.invalidParameter, "\(what) is not base64url (padding)")
+        }
+        var standard = body.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
+        guard let data = Data(base64Encoded: standard) else {
+            throw .with(.invalidParameter, "\(what) is not base64url")
+        }
+        return [UInt8](data)
+    }
+}

@@ -74,7 +74,7 @@ import TidingsCore
             #expect(try WebPushBase64URL.decode(padded) == bytes)
         }
         #expect(try WebPushBase64URL.decode("-_8") == [0xFB, 0xFF])
-        for bad in ["a", "ab+c", "ab/c", "ab c", "ab\n", "a===", "ab=c", "abc==", "ab===", "é"] {
+        for bad in ["a", "ab+c", "ab/c", "ab c", "ab\n", "a===", "ab=c", "abc==", "ab===", "é", "-_9", "AB"] {
             #expect(throws: WebPushError.invalidParameter, "\(bad)") { try WebPushBase64URL.decode(bad) }
         }
     }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Encoding never pads. Decoding accepts the value with or without `=` padding (Mastodon and browsers
 /// write it without, some servers with), and refuses anything else: whitespace, the `+`/`/` alphabet, a
-/// length that no byte string encodes to, or padding in the middle.
+/// length that no byte string encodes to, padding in the middle, or unused bits that are not zero.
 public enum WebPushBase64URL {
     /// The unpadded base64url text of `bytes`.
     public static func encode(_ bytes: [UInt8]) -> String {
@@ -39,6 +39,9 @@ public enum WebPushBase64URL {
         guard let data = Data(base64Encoded: standard) else {
             throw .with(.invalidParameter, "\(what) is not base64url")
         }
-        return [UInt8](data)
+        let bytes = [UInt8](data)
+        // Unused low bits in the last character must be zero: otherwise several texts name one value.
+        guard encode(bytes) == body else { throw .with(.invalidParameter, "\(what) is not canonical base64url") }
+        return bytes
     }
 }

@@ -18,10 +18,14 @@ extension ChildProcess {
         public var standardError: Data
     }
 
-    /// Runs `executable` to the end and collects both output streams; the child is killed (SIGKILL) and
-    /// ``Failure`` thrown when it has not finished within `timeout`.
-    public static func run(executable: String, arguments: [String], timeout: Duration) async throws -> Outcome {
-        let child = try spawn(executable: executable, arguments: arguments)
+    /// Runs `executable` to the end (standard input from `standardInput`) and collects both output streams;
+    /// the child is killed (SIGKILL) and ``Failure`` thrown when it has not finished within `timeout`.
+    public static func run(
+        executable: String, arguments: [String], environment: [String: String]? = nil,
+        standardInput: Stream = .nullDevice, timeout: Duration
+    ) async throws -> Outcome {
+        let child = try spawn(
+            executable: executable, arguments: arguments, environment: environment, standardInput: standardInput)
         let streams = [child.outputDescriptor, child.errorDescriptor].compactMap { $0 }
         let (buffers, end) = try await child.pump(streams, timeout: timeout) { _ in false }
         guard end == .ended else {

@@ -41,7 +41,7 @@ public final class ChildProcess: Sendable {
         /// A pipe whose other end this object holds (for standard input: the child reads end-of-file
         /// once this process exits, however it exits).
         case pipe
-        /// A file, created or truncated (output streams only).
+        /// For an output stream, a file created or truncated; for standard input, a file read from its start.
         case file(String)
     }
 
@@ -116,8 +116,11 @@ public final class ChildProcess: Sendable {
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
                 return nil
             case .file(let path):
-                guard target != 0 else { throw Failure("standard input cannot be a file here") }
-                posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+                if target == 0 {
+                    posix_spawn_file_actions_addopen(&actions, target, path, O_RDONLY, 0)
+                } else {
+                    posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+                }
                 return nil
             case .pipe:
                 var ends: [Int32] = [-1, -1]

@@ -16,9 +16,60 @@ final class Console: Sendable {
 
     private let capturing: Bool
     private let buffers = Mutex((output: "", error: ""))
+    private let outputBytes = Mutex([UInt8]())
+    /// What an in-process run reads as standard input.
+    private let input: [UInt8]
 
-    /// A console that writes to file descriptors 1 and 2 (`capturing: false`) or keeps what is written.
-    init(capturing: Bool) { self.capturing = capturing }
+    /// A console that writes to file descriptors 1 and 2 (`capturing: false`) or keeps what is written; a
+    /// capturing console reads `input` as standard input.
+    init(capturing: Bool, input: [UInt8] = []) {
+        self.capturing = capturing
+        self.input = input
+    }
+
+    /// Every byte written with ``writeOutput(bytes:)`` so far (empty unless capturing).
+    var capturedOutputBytes: [UInt8] { outputBytes.withLock { $0 } }
+
+    /// Writes raw bytes (a decrypted payload need not be text) to standard output.
+    func writeOutput(bytes: [UInt8]) {
+        if capturing {
+            outputBytes.withLock { $0 += bytes }
+            buffers.withLock { $0.output += String(decoding: bytes, as: UTF8.self) }
+        } else {
+            Self.writeAll(bytes, to: 1)
+        }
+    }
+
+    /// Standard input up to end-of-file, or nil when it holds more than `limit` bytes.
+    ///
+    /// The process's descriptor 0 is read on a thread of its own (a pipe may block for as long as the writer
+    /// likes), never on a thread of Swift's cooperative pool; the caller suspends meanwhile.
+    func readStandardInput(limit: Int) async throws -> [UInt8]? {
+        if capturing { return input.count > limit ? nil : input }
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try Self.readAll(from: 0, limit: limit) }) }
+            thread.name = "tidings stdin"
+            thread.start()
+        }
+    }
+
+    /// Why standard input could not be read.
+    struct InputError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private static func readAll(from descriptor: Int32, limit: Int) throws -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw InputError(description: "reading standard input failed: errno \(errno)") }
+            if count == 0 { return bytes }
+            guard bytes.count <= limit - count else { return nil }
+            bytes += chunk[0..<count]
+        }
+    }
 
     /// Everything written to standard output so far (empty unless capturing).
     var capturedOutput: String { buffers.withLock { $0.output } }
@@ -36,7 +87,10 @@ final class Console: Sendable {
     }
 
     private static func writeAll(_ text: String, to descriptor: Int32) {
-        let bytes = Array(text.utf8)
+        writeAll(Array(text.utf8), to: descriptor)
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

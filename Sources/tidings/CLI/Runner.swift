@@ -22,9 +22,17 @@ struct Runner: Sendable {
     /// Runs `words` (without the program name) with output captured instead of written to the process's
     /// descriptors.
     func capture(_ words: [String]) async -> Captured {
-        let console = Console(capturing: true)
+        await capture(words, standardInput: []).captured
+    }
+
+    /// Runs `words` with `standardInput` as what the command reads on standard input; also returns standard
+    /// output as bytes (for commands whose output need not be text).
+    func capture(_ words: [String], standardInput: [UInt8]) async -> (captured: Captured, outputBytes: [UInt8]) {
+        let console = Console(capturing: true, input: standardInput)
         let status = await Console.$current.withValue(console) { await run(words) }
-        return Captured(status: status, standardOutput: console.capturedOutput, standardError: console.capturedError)
+        let captured = Captured(
+            status: status, standardOutput: console.capturedOutput, standardError: console.capturedError)
+        return (captured, console.capturedOutputBytes)
     }
 
     /// Runs `words` (without the program name) and returns the process exit code.

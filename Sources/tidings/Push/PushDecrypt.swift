@@ -1,0 +1,86 @@
+import TidingsPush
+
+/// What `tidings push decrypt` was asked to do, validated.
+struct PushDecryptOptions: Sendable {
+    let decryptor: WebPushDecryptor
+    let encoding: WebPushContentEncoding
+    let legacy: WebPushLegacyParameters?
+}
+
+let pushDecryptCommand = Command(
+    name: "decrypt",
+    abstract: "Decrypt a Web Push body read on standard input; write the plaintext to standard output.",
+    options: [
+        PushOptions.privateKey, PushOptions.auth, PushOptions.encoding, PushOptions.dh, PushOptions.salt,
+        PushOptions.recordSize,
+    ],
+    discussion: [
+        "The body is read raw (binary, not base64) up to end-of-file; at most 1 MiB.",
+        "EXIT STATUS: 0 decrypted; 64 usage (missing or malformed keys or parameters); 65 the body was refused",
+        "  (empty, truncated, wrong record size, bad delimiter or padding, altered, or for other keys), with one",
+        "  'Error:' line saying why on standard error. Keys and the auth secret are never printed.",
+    ],
+    validate: { parsed in try validatePushDecrypt(parsed) },
+    run: { options in try await runPushDecrypt(options) }
+)
+
+private func validatePushDecrypt(_ parsed: ParsedOptions) throws -> PushDecryptOptions {
+    guard let privateKey = parsed.string(PushOptions.privateKey) else {
+        throw ValidationError("Missing --private-key (or TIDINGS_PUSH_PRIVATE_KEY).")
+    }
+    guard let auth = parsed.string(PushOptions.auth) else {
+        throw ValidationError("Missing --auth (or TIDINGS_PUSH_AUTH).")
+    }
+    let keys: WebPushSubscriptionKeys
+    do {
+        keys = try WebPushSubscriptionKeys(base64URLPrivateKey: privateKey, base64URLAuthSecret: auth)
+    } catch {
+        // The error names which key and why, never its value.
+        throw ValidationError("The subscription keys are refused: \(error.detail ?? "\(error)").")
+    }
+    let encodingText = parsed.string(PushOptions.encoding) ?? "aes128gcm"
+    guard let encoding = WebPushContentEncoding(rawValue: encodingText) else {
+        throw ValidationError("The value '\(encodingText)' is invalid for '--encoding': expected aes128gcm or aesgcm.")
+    }
+    let dh = parsed.string(PushOptions.dh)
+    let salt = parsed.string(PushOptions.salt)
+    let recordSize = try parsed.int(PushOptions.recordSize, in: 3...Int(UInt32.max))
+    switch encoding {
+    case .aes128gcm:
+        guard dh == nil, salt == nil, recordSize == nil else {
+            throw ValidationError("--dh, --salt and --rs are for aesgcm; an aes128gcm body carries them itself.")
+        }
+        return PushDecryptOptions(decryptor: WebPushDecryptor(keys: keys), encoding: .aes128gcm, legacy: nil)
+    case .aesgcm:
+        guard let dh, let salt else { throw ValidationError("aesgcm needs --dh and --salt.") }
+        do {
+            let legacy = try WebPushLegacyParameters(
+                senderPublicKey: WebPushBase64URL.decode(dh, what: "--dh"),
+                salt: WebPushBase64URL.decode(salt, what: "--salt"),
+                recordSize: recordSize ?? WebPushLegacyParameters.defaultRecordSize)
+            return PushDecryptOptions(decryptor: WebPushDecryptor(keys: keys), encoding: .aesgcm, legacy: legacy)
+        } catch {
+            throw ValidationError("The aesgcm parameters are refused: \(error.detail ?? "\(error)").")
+        }
+    }
+}
+
+private func runPushDecrypt(_ options: PushDecryptOptions) async throws {
+    let limit = WebPushDecryptor.maximumBodyByteCount
+    let body: [UInt8]
+    do {
+        guard let read = try await Console.current.readStandardInput(limit: limit) else {
+            throw ToolFailure(ExitCode.dataError, "The body is refused: more than \(limit) bytes on standard input.")
+        }
+        body = read
+    } catch let error as Console.InputError {
+        throw ToolFailure(ExitCode.ioError, error.description)
+    }
+    let plaintext: [UInt8]
+    do {
+        plaintext = try options.decryptor.decrypt(body, encoding: options.encoding, legacy: options.legacy)
+    } catch {
+        throw ToolFailure(ExitCode.dataError, "The body is refused: \(error).")
+    }
+    Console.current.writeOutput(bytes: plaintext)
+}

@@ -19,6 +19,7 @@ let suites: [BenchSuite] = [
     socketIOSuite,
     webSocketSuite,
     mastodonSuite,
+    pushSuite,
 ]
 
 let usage = """
@@ -49,7 +50,7 @@ for word in words {
     }
 }
 // Suites that run the Python peers: without the virtualenv, one line saying what to run, and EX_UNAVAILABLE.
-let suitesNeedingPeers: Set = [socketIOSuite.name, webSocketSuite.name]
+let suitesNeedingPeers: Set = [socketIOSuite.name, webSocketSuite.name, pushSuite.name]
 if selected.contains(where: { suitesNeedingPeers.contains($0.name) }) {
     requirePythonPeers(root: benchProjectRoot())
 }

@@ -10,14 +10,10 @@ enum WebPushKeyDerivation {
         _ privateKey: TidingsCrypto.P256.KeyAgreement.PrivateKey, with publicPoint: [UInt8],
         refused: WebPushError.Code, what: String
     ) throws(WebPushError) -> [UInt8] {
-        let peer: TidingsCrypto.P256.KeyAgreement.PublicKey
         do {
-            peer = try TidingsCrypto.P256.KeyAgreement.PublicKey(x963Representation: publicPoint)
-        } catch {
+            return try privateKey.sharedSecretFromKeyAgreement(withX963Representation: publicPoint)
+        } catch CryptoError.invalidKey {
             throw .with(refused, "\(what) is not an uncompressed P-256 point (\(publicPoint.count) bytes)")
-        }
-        do {
-            return try privateKey.sharedSecretFromKeyAgreement(with: peer)
         } catch {
             throw .with(.platformFailure, "\(error)")
         }

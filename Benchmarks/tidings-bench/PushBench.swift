@@ -1,0 +1,151 @@
+import Foundation
+import PeerSupport
+import TidingsCore
+import TidingsPush
+
+/// P1–P2 of issue 12: Web Push decryption throughput against Python's http_ece in the same run, and the peak
+/// resident memory of one `tidings push decrypt` process.
+let pushSuite = BenchSuite(
+    name: "push", abstract: "Web Push: decryptions per second vs http_ece; peak memory of push decrypt"
+) { reporter in
+    let root = benchProjectRoot()
+    try await PushBench.decryptionRate(reporter, root: root)
+    try await PushBench.decryptMemory(reporter)
+}
+
+enum PushBench {
+    /// The largest plaintext of a 4096-byte Web Push message (RFC 8291 §4).
+    static let plaintextSize = 3993
+    static let seconds = 2.0
+
+    // MARK: P1
+
+    /// Decrypts one 4 KB message per encoding again and again for two seconds (keys and decryptor made once,
+    /// as the baseline builds its key object once), on a thread of its own; then the same with http_ece.
+    static func decryptionRate(_ reporter: BenchReporter, root: URL) async throws {
+        var rows: [BenchComparison] = []
+        struct Baseline: Decodable {
+            var aes128gcm: Double
+            var aesgcm: Double
+        }
+        let baseline = try await runPythonBaseline(
+            Baseline.self, root: root, script: "push_decrypt_bench.py", arguments: ["--seconds", "\(seconds)"])
+        for encoding in WebPushContentEncoding.allCases {
+            let rate = try await onDedicatedThread("bench push \(encoding.rawValue)") { try measureRate(encoding) }
+            rows.append(
+                (
+                    name:
+                        "\(encoding.rawValue) decryptions of a 4096-byte message (\(plaintextSize) bytes of plaintext)",
+                    unit: "decryptions/s", value: rate,
+                    baseline: encoding == .aes128gcm ? baseline.aes128gcm : baseline.aesgcm
+                ))
+        }
+        _ = reporter.reportComparisons(
+            rows, idPrefix: "P1.", firstID: 1, baseline: "Python http_ece 1.2.1 (cryptography/OpenSSL)",
+            higherIsBetter: "decryptions/s", warnWhenSlower: true)
+    }
+
+    private static func measureRate(_ encoding: WebPushContentEncoding) throws -> Double {
+        let keys = try WebPushSubscriptionKeys.generate()
+        let plaintext = TidingsCrypto.SecureRandom.bytes(plaintextSize)
+        let message = try WebPushEncryptor.encrypt(
+            plaintext, receiverPublicKey: keys.publicKey, authSecret: keys.authSecret, encoding: encoding)
+        let decryptor = WebPushDecryptor(keys: keys)
+        guard try decryptor.decrypt(message.body, encoding: encoding, legacy: message.legacy) == plaintext else {
+            throw BenchError(description: "P1: the \(encoding.rawValue) message did not decrypt to its plaintext")
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var count = 0
+        var elapsed = 0.0
+        repeat {
+            _ = try decryptor.decrypt(message.body, encoding: encoding, legacy: message.legacy)
+            count += 1
+            elapsed = start.duration(to: clock.now).inSeconds
+        } while elapsed < seconds
+        return Double(count) / elapsed
+    }
+
+    // MARK: P2
+
+    /// GNU time measures the child's peak RSS from the `wait4` of a child it forked itself: a child spawned
+    /// straight from this (larger) process would inherit this process's RSS into its `ru_maxrss` (Linux keeps
+    /// the pre-exec high-water mark, and posix_spawn's child shares our memory until it execs).
+    static let gnuTime = "/usr/bin/time"
+
+    /// Runs `tidings push decrypt` five times per encoding on a 4096-byte message read from a file on standard
+    /// input, under GNU time, and reports the largest peak RSS against the 24 MB limit of a notification
+    /// service extension. /bin/true under the same GNU time shows the measurement's floor.
+    static func decryptMemory(_ reporter: BenchReporter) async throws {
+        // TIDINGS_BENCH_TIDINGS names another build of the tool (e.g. one linked with --static-swift-stdlib).
+        let tidings =
+            ProcessInfo.processInfo.environment["TIDINGS_BENCH_TIDINGS"].map { URL(fileURLWithPath: $0) }
+            ?? builtExecutable(named: "tidings")
+        guard FileManager.default.isExecutableFile(atPath: tidings.path) else {
+            throw BenchError(
+                description: "P2 runs the tidings executable next to tidings-bench (\(tidings.path)): "
+                    + "build it first with `swift build -c release --product tidings`")
+        }
+        guard FileManager.default.isExecutableFile(atPath: gnuTime) else {
+            throw BenchError(description: "P2 needs GNU time at \(gnuTime) (Debian package `time`)")
+        }
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("tidings-bench-push-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let floor = try await peakKilobytes([gnuTime, "-f", "%M", "/bin/true"], input: nil)
+        let limit = 24.0 * 1024 * 1024
+        var id = 1
+        for encoding in WebPushContentEncoding.allCases {
+            let keys = try WebPushSubscriptionKeys.generate()
+            let plaintext = Array(String(repeating: "x", count: plaintextSize).utf8)
+            let message = try WebPushEncryptor.encrypt(
+                plaintext, receiverPublicKey: keys.publicKey, authSecret: keys.authSecret, encoding: encoding)
+            let body = directory.appendingPathComponent("\(encoding.rawValue).bin")
+            try Data(message.body).write(to: body)
+            var arguments = [
+                gnuTime, "-f", "%M", tidings.path, "push", "decrypt", "--private-key", keys.base64URLPrivateKey,
+                "--auth", keys.base64URLAuthSecret, "--encoding", encoding.rawValue,
+            ]
+            if let legacy = message.legacy {
+                arguments += [
+                    "--dh", WebPushBase64URL.encode(legacy.senderPublicKey), "--salt",
+                    WebPushBase64URL.encode(legacy.salt),
+                ]
+            }
+            var peak = 0
+            for _ in 0..<5 { peak = max(peak, try await peakKilobytes(arguments, input: body, expect: plaintext)) }
+            reporter.report(
+                BenchResult(
+                    id: "P2.\(id)",
+                    name: "peak RSS of one `tidings push decrypt` (\(encoding.rawValue), 4096-byte body)",
+                    value: Double(peak) * 1024, unit: "bytes", baseline: limit,
+                    note:
+                        "baseline: the 24 MB limit (must stay below); largest of 5 runs; GNU time's floor (/bin/true) "
+                        + "\(floor) KB; binary \(tidings.path); no notification policy yet (not built)"))
+            id += 1
+        }
+    }
+
+    /// Runs `command` under GNU time (its last standard-error line is `%M`: peak RSS in kilobytes) and checks
+    /// that it printed `expect` when given.
+    private static func peakKilobytes(_ command: [String], input: URL?, expect: [UInt8]? = nil) async throws -> Int {
+        let outcome = try await ChildProcess.run(
+            executable: command[0], arguments: Array(command.dropFirst()),
+            standardInput: input.map { .file($0.path) } ?? .nullDevice, timeout: .seconds(60))
+        guard outcome.termination == .exited(0) else {
+            throw BenchError(
+                description:
+                    "P2: \(command.dropFirst(3).prefix(3).joined(separator: " ")) ended with \(outcome.termination): "
+                    + String(decoding: outcome.standardError, as: UTF8.self))
+        }
+        if let expect, [UInt8](outcome.standardOutput) != expect {
+            throw BenchError(description: "P2: push decrypt did not print the plaintext")
+        }
+        let lines = String(decoding: outcome.standardError, as: UTF8.self).split(separator: "\n")
+        guard let last = lines.last, let kilobytes = Int(last.trimmingCharacters(in: .whitespaces)) else {
+            throw BenchError(description: "P2: GNU time printed no peak RSS")
+        }
+        return kilobytes
+    }
+}

@@ -48,10 +48,11 @@ public struct MastodonAPIClient: Sendable {
 
     // MARK: - Requests
 
-    /// Sends one request and returns its 2xx response.
+    /// Sends one request and returns its 2xx response. Package-visible so that the push subscription client
+    /// (TidingsPush) sends through the same token, budget and error handling.
     ///
     /// - Throws: ``MastodonError`` for every failure, or `CancellationError`.
-    func send(
+    package func send(
         _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], form: [(String, String)]? = nil
     ) async throws -> HTTPResponse {
         guard let token = authorization.currentToken else {

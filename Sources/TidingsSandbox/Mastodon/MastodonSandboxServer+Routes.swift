@@ -19,6 +19,9 @@ extension MastodonSandboxServer {
             ("GET", "/api/v1/markers"), ("POST", "/api/v1/markers"), ("GET", "/api/v1/statuses"),
             ("GET", "/api/v1/statuses/:id"), ("POST", "/api/v1/statuses/:id/:action"),
             ("POST", "/api/v1/accounts/:id/:action"),
+            // Web Push subscriptions: MastodonSandboxServer+Push.swift.
+            ("POST", "/api/v1/push/subscription"), ("GET", "/api/v1/push/subscription"),
+            ("PUT", "/api/v1/push/subscription"), ("DELETE", "/api/v1/push/subscription"),
         ]
         for (method, pattern) in routes {
             router.add(method, pattern) { request in await self.respond(request, route: pattern) }
@@ -43,7 +46,9 @@ extension MastodonSandboxServer {
             response.headers.add(name: "Retry-After", value: String(secondsLeftInWindow(viewer.token)))
             return response
         }
-        var response = answer(request, route: route, viewer: viewer.id)
+        var response =
+            route == MastodonSandboxServer.pushRoute
+            ? pushSubscriptions.answer(request, token: viewer.token) : answer(request, route: route, viewer: viewer.id)
         for (name, value) in rateHeaders { response.headers.add(name: name, value: value) }
         if !variant.nextcloudSocial, response.status == 200 {
             response.headers.add(name: "ETag", value: "W/\"\(response.body.count)-\(nextNumber)\"")

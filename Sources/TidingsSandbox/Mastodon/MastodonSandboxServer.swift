@@ -60,6 +60,8 @@ public actor MastodonSandboxServer {
     var streams: [UUID: (accountID: String, continuation: AsyncStream<String>.Continuation)] = [:]
     var streamWaiters: [CheckedContinuation<Void, Never>] = []
     let now: @Sendable () -> Date
+    /// The Web Push subscriptions (`/api/v1/push/subscription`), one per token: Sources/TidingsSandbox/Push.
+    public nonisolated let pushSubscriptions = MastodonSandboxPushSubscriptions()
 
     /// An empty server; `now` dates posts and rate-limit windows (derive it from a `TestClock` in tests).
     public init(variant: MastodonSandboxVariant = .mastodon, now: @escaping @Sendable () -> Date = { Date() }) {

@@ -148,6 +148,7 @@ public actor MastodonSandboxServer {
             id: nextID(), recipient: recipient, type: type, accountID: accountID, statusID: status, createdAt: now())
         notifications.append(notification)
         streamNotification(notification)
+        pushNotification(notification)
     }
 
     func liveIndex(_ statusID: String) -> Int? {

@@ -34,15 +34,49 @@ public final class MastodonSandboxPushSubscriptions: Sendable {
         var byToken: [String: Subscription] = [:]
         var nextID = 0
         var requests: [String] = []
+        var pushesStarted = 0
     }
     private let state = LockedState(State())
     /// The server's VAPID key pair: its public key is every subscription's `server_key`; it signs the pushes.
     /// Nil only when the platform could not make a key: subscribing then answers 503.
-    public let serverKey: TidingsCrypto.P256.KeyAgreement.PrivateKey?
+    public let serverKey: TidingsCrypto.P256.Signing.PrivateKey?
+    private let sender: LockedState<MastodonSandboxPushSender>
+    private let sent = SandboxPushWaiters<MastodonSandboxPushSender.Delivery>()
 
-    /// An empty registry with a fresh VAPID key.
-    public init() {
-        serverKey = try? TidingsCrypto.P256.KeyAgreement.PrivateKey()
+    /// An empty registry with a fresh VAPID key, sending through `sender`.
+    public init(sender: MastodonSandboxPushSender = MastodonSandboxPushSender()) {
+        serverKey = try? TidingsCrypto.P256.Signing.PrivateKey()
+        self.sender = LockedState(sender)
+    }
+
+    /// Replaces how pushes are sent (a test's transport, another contact).
+    public func setSender(_ sender: MastodonSandboxPushSender) { self.sender.withLock { $0 = sender } }
+
+    /// How many pushes were started (counted when the notification is made, before the POST): a test can tell
+    /// at once that nothing was pushed, without waiting for something not to happen.
+    public var pushesStarted: Int { state.withLock { $0.pushesStarted } }
+
+    /// Every delivery attempted so far, in the order they finished.
+    public var deliveries: [MastodonSandboxPushSender.Delivery] { sent.items }
+
+    /// The deliveries once `count` have finished, or those finished when `timeout` passes.
+    public func deliveries(count: Int, timeout: Duration = .seconds(30)) async -> [MastodonSandboxPushSender.Delivery] {
+        await sent.wait(for: count, timeout: timeout)
+    }
+
+    /// Pushes `payload` (a notification of type `alert` for the holder of `token`) to the token's subscription
+    /// when it has one with that alert switched on; the POST runs in a task of its own.
+    func push(_ payload: JSONValue, notificationID: String, alert: String, token: String) {
+        guard let subscription = subscription(token: token), subscription.alerts.contains(alert),
+            subscription.policy != "none", let serverKey
+        else { return }
+        let sender = self.sender.withLock { $0 }
+        state.withLock { $0.pushesStarted += 1 }
+        let sent = self.sent
+        Task {
+            sent.append(
+                await sender.send(payload, notificationID: notificationID, to: subscription, vapidKey: serverKey))
+        }
     }
 
     /// The subscription of `token`, if any.

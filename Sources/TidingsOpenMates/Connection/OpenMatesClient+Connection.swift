@@ -32,8 +32,6 @@ extension OpenMatesClient {
         await driver.run {
             guard !stopped else { return true }
             attempts += 1
-            tracker.reconnecting(attempt: attempts)
-            publishStatus()
             if let channel = try? await transport.connect() {
                 opened = channel
                 return true
@@ -44,6 +42,8 @@ extension OpenMatesClient {
                 broadcaster.publish(.failure(OpenMatesError(.connectionFailed, detail: "\(attempts) attempts")))
                 return true
             }
+            tracker.reconnecting(attempt: attempts + 1)
+            publishStatus()
             return false
         }
         if stopped, let opened { await opened.close() }

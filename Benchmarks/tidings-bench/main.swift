@@ -19,6 +19,7 @@ let suites: [BenchSuite] = [
     socketIOSuite,
     webSocketSuite,
     mastodonSuite,
+    openMatesSuite,
 ]
 
 let usage = """

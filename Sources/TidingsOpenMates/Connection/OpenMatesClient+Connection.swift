@@ -1,0 +1,158 @@
+import Foundation
+import TidingsCore
+import TidingsNet
+
+extension OpenMatesClient {
+    /// Connects, serves the connection until it ends, and reconnects until stopped or given up.
+    func run() async {
+        var next: OpenMatesChannel? = try? await transport.connect()
+        while !stopped, !Task.isCancelled {
+            if let open = next {
+                await serve(open)
+                next = nil
+                guard !stopped, !Task.isCancelled else { return }
+            }
+            guard configuration.reconnects else {
+                tracker.failed("connection lost")
+                publishStatus()
+                return
+            }
+            next = await reconnect()
+            if next == nil { return }
+        }
+    }
+
+    /// Waits a backoff delay before each attempt; nil when stopped or after the last failed attempt.
+    private func reconnect() async -> OpenMatesChannel? {
+        var opened: OpenMatesChannel?
+        var attempts = 0
+        tracker.reconnecting(attempt: 1)
+        publishStatus()
+        let driver = ReconnectDriver(backoff: configuration.reconnectBackoff, clock: clock)
+        await driver.run {
+            guard !stopped else { return true }
+            attempts += 1
+            if let channel = try? await transport.connect() {
+                opened = channel
+                return true
+            }
+            if attempts >= configuration.maximumReconnectAttempts {
+                tracker.failed("gave up after \(attempts) reconnect attempts")
+                publishStatus()
+                broadcaster.publish(.failure(OpenMatesError(.connectionFailed, detail: "\(attempts) attempts")))
+                return true
+            }
+            tracker.reconnecting(attempt: attempts + 1)
+            publishStatus()
+            return false
+        }
+        if stopped, let opened { await opened.close() }
+        return stopped ? nil : opened
+    }
+
+    /// One connection: sync request, pings, events until it ends.
+    private func serve(_ open: OpenMatesChannel) async {
+        channel = open
+        tracker.connected()
+        publishStatus()
+        await requestSync(on: open)
+        await send(.syncStatus, on: open)
+        hydrationInFlight.removeAll()
+        if !hydrationWanted.isEmpty { scheduleHydration() }
+        let interval = configuration.pingInterval
+        pingTask = Task { [clock] in
+            while !Task.isCancelled {
+                do { try await clock.sleep(for: interval) } catch { return }
+                await self.send(.ping, on: open)
+            }
+        }
+        do {
+            for try await frame in open.inbound {
+                guard !stopped else { break }
+                await handle(frame, on: open)
+            }
+        } catch {
+            logger.info("connection ended: \(type(of: error))")
+        }
+        pingTask?.cancel()
+        pingTask = nil
+        if channel != nil {
+            channel = nil
+            await open.close()
+        }
+        hydrationInFlight.removeAll()
+    }
+
+    /// Decodes one frame, applies its plan in one transaction and acts on its signals.
+    func handle(_ frame: String, on open: OpenMatesChannel) async {
+        let envelope: OpenMatesEnvelope
+        do { envelope = try OpenMatesEnvelope(text: frame) } catch {
+            logger.notice("ignored a frame: \(error)")
+            return
+        }
+        traffic.received[envelope.type, default: 0] += 1
+        let event = OpenMatesServerEvent(envelope)
+        switch event {
+        case .ping:
+            await send(.pong, on: open)
+            return
+        case .pong: return
+        case .unknown(let type):
+            logger.info("ignored unknown event \(type)")
+            return
+        case .malformed(let type, let detail):
+            logger.notice("ignored malformed \(type): \(detail)")
+            return
+        default: break
+        }
+        let plan: OpenMatesSyncPlan
+        let storedChats: Int
+        do {
+            plan = applier.plan(event, view: try store.localView())
+            try store.apply(plan.changes)
+            storedChats = try store.count(.chats)
+        } catch {
+            broadcaster.publish(.failure(OpenMatesError(.store, operation: envelope.type, detail: "\(error)")))
+            return
+        }
+        if !plan.changes.isEmpty { broadcaster.publish(.storeChanged) }
+        tracker.reevaluate(storedChatCount: storedChats)
+        for signal in plan.signals {
+            tracker.apply(signal, storedChatCount: storedChats)
+            await act(on: signal, open: open)
+            if stopped { return }
+        }
+        publishStatus()
+    }
+
+    private func act(on signal: OpenMatesSyncSignal, open: OpenMatesChannel) async {
+        switch signal {
+        case .requestFreshSync: await requestSync(on: open)
+        case .hydrated(let chatIDs):
+            hydrationWanted.subtract(chatIDs)
+            hydrationInFlight.subtract(chatIDs)
+            broadcaster.publish(.hydrated(chatIDs))
+        case .hydrationFailed(let chatIDs, let message):
+            let failed = chatIDs.isEmpty ? Array(hydrationInFlight).sorted() : chatIDs
+            hydrationWanted.subtract(failed)
+            hydrationInFlight.subtract(failed)
+            broadcaster.publish(
+                .failure(
+                    OpenMatesError(
+                        .contentUnavailable, operation: "chat_content_batch_response", detail: message, chatIDs: failed)
+                ))
+        case .initialSyncFailed(let message):
+            broadcaster.publish(.failure(OpenMatesError(.initialSyncFailed, detail: message)))
+        case .serverError(let message):
+            broadcaster.publish(.failure(OpenMatesError(.server, detail: message)))
+        case .offlineSyncReply(let processed, _, _) where processed == 0:
+            broadcaster.publish(
+                .failure(
+                    OpenMatesError(.server, operation: "offline_sync_complete", detail: "the server applied nothing")))
+        case .loggedOut(let reason):
+            try? await logout()
+            broadcaster.publish(.failure(OpenMatesError(.loggedOut, operation: "force_logout", detail: reason)))
+        default: break
+        }
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import TidingsCore
+import TidingsNet
+
+/// The OpenMates engine: owns the connection, the offline store and the clock; runs the phased sync, applies
+/// cross-device updates, hydrates metadata-only chats on open and keeps one honest sync status.
+///
+/// Guarantees:
+/// - Every connection (the first and each reconnect) sends one `phased_sync_request` with `phase: "all"`
+///   and the store's full client state, then `sync_status_request`; the client never asks for phase 3 or
+///   sends `background_message_sync`. Sync status goes back to pending with each request and is complete
+///   only by the server's data (``OpenMatesSyncStatusTracker``); no timeout completes it.
+/// - Each event's store changes are one transaction (``OpenMatesStore/apply(_:)``).
+/// - A lost connection is reopened after a full-jitter backoff (1 → 30 s by default) on the injected clock;
+///   after ``Configuration/maximumReconnectAttempts`` failed attempts in a row the status is `failed`.
+/// - App-level pings go out every ``Configuration/pingInterval`` on the clock; the server's pings are
+///   answered with pongs.
+/// - `force_logout` erases the store (pending actions and keys included) and stops the client.
+///
+/// It runs on its store's executor, so its synchronous store calls never block a pool thread.
+///
+/// For example:
+/// ```swift
+/// let client = OpenMatesClient(transport: transport, store: store, clock: ContinuousClock())
+/// let start = try await client.coldStart()     // from disk, before the network
+/// await client.start()
+/// for await change in client.changes() { … }
+/// ```
+public actor OpenMatesClient {
+    /// Settings that do not change while the client runs.
+    public struct Configuration: Sendable {
+        /// Whether a lost connection is reopened.
+        public var reconnects: Bool
+        /// Delays between reconnect attempts (full jitter below a ceiling doubling from `base` to `cap`).
+        public var reconnectBackoff: Backoff
+        /// Failed reconnect attempts in a row after which the client gives up (status `failed`).
+        public var maximumReconnectAttempts: Int
+        /// How often an app-level `ping` is sent.
+        public var pingInterval: Duration
+        /// The most chats one `request_chat_content_batch` names.
+        public var contentBatchSize: Int
+        /// How long a hydration request may stay unanswered before it is reported failed.
+        public var hydrationTimeout: Duration
+
+        /// The defaults: reconnect with backoff 1 → 30 s, give up after 10 attempts, ping every 25 s, 10 chats
+        /// per content batch, 30 s hydration timeout.
+        public init(
+            reconnects: Bool = true, reconnectBackoff: Backoff = Backoff(base: .seconds(1), cap: .seconds(30)),
+            maximumReconnectAttempts: Int = 10, pingInterval: Duration = .seconds(25), contentBatchSize: Int = 10,
+            hydrationTimeout: Duration = .seconds(30)
+        ) {
+            self.reconnects = reconnects
+            self.reconnectBackoff = reconnectBackoff
+            self.maximumReconnectAttempts = max(1, maximumReconnectAttempts)
+            self.pingInterval = pingInterval
+            self.contentBatchSize = max(1, contentBatchSize)
+            self.hydrationTimeout = hydrationTimeout
+        }
+    }
+
+    /// What a subscriber of ``changes(bufferingLimit:)`` learns.
+    public enum Change: Sendable, Hashable {
+        /// The status changed.
+        case status(OpenMatesSyncStatus)
+        /// The store changed (re-read the chat list or the open chat).
+        case storeChanged
+        /// These chats' content arrived.
+        case hydrated([String])
+        /// Something failed that the UI should show: a content batch's `partial_error`
+        /// (``OpenMatesError/contentUnavailable`` naming the chats), `error`, `initial_sync_error`, a store error.
+        case failure(OpenMatesError)
+        /// The subscriber fell behind and missed this many changes: re-read the state.
+        case lagged(Int)
+    }
+
+    /// What opening a chat shows.
+    public enum ChatContent: Sendable, Hashable {
+        /// Every message the server has, from the store.
+        case loaded([OpenMatesMessage])
+        /// The stored messages are not the chat's final state; its content was requested (loading state).
+        case loading(partial: [OpenMatesMessage])
+        /// The content is not on this device and there is no connection: not available offline.
+        case notAvailableOffline(partial: [OpenMatesMessage])
+    }
+
+    let configuration: Configuration
+    let transport: any OpenMatesTransport
+    /// The store the client writes.
+    public nonisolated let store: OpenMatesStore
+    let clock: any Clock<Duration>
+    let logger: TidingsLogger
+    let broadcaster = ChangeBroadcaster<Change> { .lagged($0) }
+
+    var tracker: OpenMatesSyncStatusTracker
+    var applier = OpenMatesSyncApplier()
+    var channel: OpenMatesChannel?
+    var runTask: Task<Void, Never>?
+    var pingTask: Task<Void, Never>?
+    var stopped = false
+    var published = OpenMatesSyncStatus()
+    var hydrationWanted: Set<String> = []
+    var hydrationInFlight: Set<String> = []
+    var hydrationFlushScheduled = false
+    /// Frames sent and received, by type, since the client was created.
+    public internal(set) var traffic = OpenMatesTraffic()
+
+    /// Runs the client's jobs on the store's queue.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { store.executor.asUnownedSerialExecutor() }
+
+    /// Creates a client; nothing is sent before ``start()``.
+    public init(
+        configuration: Configuration = Configuration(), transport: any OpenMatesTransport, store: OpenMatesStore,
+        clock: any Clock<Duration>, logger: TidingsLogger = .disabled
+    ) {
+        self.configuration = configuration
+        self.transport = transport
+        self.store = store
+        self.clock = clock
+        self.logger = logger.scoped("openmates")
+        self.tracker = OpenMatesSyncStatusTracker(storeWindow: store.maximumChats)
+    }
+
+    /// The current status.
+    public var status: OpenMatesSyncStatus { tracker.status }
+
+    /// A fresh stream of changes for one subscriber (bounded; a lagging one reads ``Change/lagged(_:)``).
+    public nonisolated func changes(bufferingLimit: Int = 256) -> ChangeSubscription<Change> {
+        broadcaster.subscribe(bufferingLimit: bufferingLimit)
+    }
+
+    /// What the app shows before the network: the chat list and the first 5 chats' messages, embeds and keys.
+    ///
+    /// - Throws: ``OpenMatesError/store``.
+    public func coldStart() throws(OpenMatesError) -> OpenMatesColdStart {
+        do { return try store.coldStart() } catch {
+            throw OpenMatesError(.store, operation: "coldStart", detail: "\(error)")
+        }
+    }
+
+    /// The chat list in the server's order: pinned, then last edited (`chat-history`).
+    ///
+    /// - Throws: ``OpenMatesError/store``.
+    public func chatList() throws(OpenMatesError) -> [OpenMatesChat] {
+        do { return try store.chatList() } catch {
+            throw OpenMatesError(.store, operation: "chatList", detail: "\(error)")
+        }
+    }
+
+    /// Starts connecting (and reconnecting); returns at once. Calling it again while running does nothing.
+    public func start() {
+        guard runTask == nil, !stopped else { return }
+        tracker.connecting()
+        publishStatus()
+        runTask = Task { await self.run() }
+    }
+
+    /// Stops the client: closes the connection, stops reconnecting and ends every change stream.
+    public func close() async {
+        await stop()
+        broadcaster.finish()
+    }
+
+    /// Starts the local store over on purpose (``OpenMatesStore/resetLocalStore()``, pending actions kept) and,
+    /// when connected, syncs again from nothing.
+    ///
+    /// - Throws: ``OpenMatesError/store``.
+    public func resetLocalStore() async throws(OpenMatesError) {
+        do { try store.resetLocalStore() } catch {
+            throw OpenMatesError(.store, operation: "resetLocalStore", detail: "\(error)")
+        }
+        applier = OpenMatesSyncApplier()
+        broadcaster.publish(.storeChanged)
+        if let channel { await requestSync(on: channel) }
+    }
+
+    /// Logs out: stops the client and erases the store, the pending actions and every key.
+    ///
+    /// - Throws: ``OpenMatesError/store`` when the store could not be erased.
+    public func logout() async throws(OpenMatesError) {
+        await stop()
+        do { try store.eraseAll() } catch { throw OpenMatesError(.store, operation: "logout", detail: "\(error)") }
+        broadcaster.publish(.storeChanged)
+    }
+
+    func stop() async {
+        stopped = true
+        runTask?.cancel()
+        runTask = nil
+        pingTask?.cancel()
+        pingTask = nil
+        let open = channel
+        channel = nil
+        await open?.close()
+        tracker.stopped()
+        publishStatus()
+    }
+
+    func publishStatus() {
+        guard tracker.status != published else { return }
+        published = tracker.status
+        broadcaster.publish(.status(published))
+    }
+
+    func send(_ request: OpenMatesClientRequest, on channel: OpenMatesChannel) async {
+        let envelope = request.envelope
+        traffic.sent[envelope.type, default: 0] += 1
+        do { try await channel.send(envelope.text) } catch {
+            logger.info("send \(envelope.type) failed: the connection is gone")
+        }
+    }
+
+    func requestSync(on channel: OpenMatesChannel) async {
+        let state: OpenMatesClientState
+        do { state = try store.clientState() } catch {
+            broadcaster.publish(.failure(OpenMatesError(.store, operation: "clientState", detail: "\(error)")))
+            state = OpenMatesClientState()
+        }
+        applier.startSync()
+        tracker.syncRequested()
+        publishStatus()
+        await send(.phasedSync(phase: "all", state: state), on: channel)
+    }
+}
+
+/// Counts of frames by type, for summaries (`tidings openmates sync`) and startup-contract tests.
+public struct OpenMatesTraffic: Sendable, Hashable {
+    /// Frames sent, by type.
+    public var sent: [String: Int] = [:]
+    /// Frames received, by type.
+    public var received: [String: Int] = [:]
+}

@@ -1,0 +1,53 @@
+import TidingsCore
+
+extension OpenMatesStore {
+    static func pendingActions(_ db: SQLiteConnection) throws -> [OpenMatesPendingAction] {
+        try db.fetchAll(
+            "SELECT action_id, kind, chat_id, payload, tries, last_error FROM om_pending_actions ORDER BY action_id"
+        ) { row in
+            let payload: String = try row[3]
+            return OpenMatesPendingAction(
+                id: try row[0], kind: .init(rawValue: try row[1]), chatID: try row[2],
+                payload: (try? JSONValue(parsing: payload))?.objectValue ?? [:], tries: try row[4],
+                lastError: try row[5])
+        }
+    }
+
+    /// The pending actions in the order they were taken.
+    public func pendingActions() throws -> [OpenMatesPendingAction] {
+        try database.read { db in try Self.pendingActions(db) }
+    }
+
+    /// Queues an action durably, together with the local changes it makes (one transaction).
+    ///
+    /// - Returns: The action with its queue ID.
+    @discardableResult
+    public func enqueue(_ action: OpenMatesPendingAction, applying changes: [OpenMatesStoreChange] = []) throws
+        -> OpenMatesPendingAction
+    {
+        try database.write { db in
+            try db.execute(
+                "INSERT INTO om_pending_actions(kind, chat_id, payload, tries) VALUES (?, ?, ?, 0)",
+                [action.kind.rawValue, action.chatID, JSONValue.object(action.payload).jsonString(sortedKeys: true)])
+            var stored = action
+            stored.id = db.lastInsertRowID
+            stored.tries = 0
+            for change in changes { try Self.apply(change, db) }
+            return stored
+        }
+    }
+
+    /// Removes an action the server acknowledged: its local value no longer outranks the server's.
+    public func acknowledge(_ actionID: Int64) throws {
+        try database.write { db in try db.execute("DELETE FROM om_pending_actions WHERE action_id = ?", [actionID]) }
+    }
+
+    /// Records a failed try with its reason; the action stays queued.
+    public func recordFailure(_ actionID: Int64, reason: String) throws {
+        try database.write { db in
+            try db.execute(
+                "UPDATE om_pending_actions SET tries = tries + 1, last_error = ? WHERE action_id = ?",
+                [reason, actionID])
+        }
+    }
+}

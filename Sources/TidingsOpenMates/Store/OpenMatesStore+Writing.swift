@@ -1,0 +1,135 @@
+import TidingsCore
+
+extension OpenMatesStore {
+    /// Applies `changes` in one transaction, then evicts chats beyond ``maximumChats``: either every change
+    /// is stored or none is.
+    ///
+    /// - Throws: `StoreError` from SQLite; nothing is half-applied.
+    public func apply(_ changes: [OpenMatesStoreChange]) throws {
+        guard !changes.isEmpty else { return }
+        try database.write { db in
+            for change in changes { try Self.apply(change, db) }
+            try Self.evict(db, keep: maximumChats)
+        }
+    }
+
+    static func apply(_ change: OpenMatesStoreChange, _ db: SQLiteConnection) throws {
+        switch change {
+        case .upsertChat(let chat): try upsert(chat, db)
+        case .replaceContent(let chatID, let messages, let version, let count, let checkpoints, let keep):
+            try db.execute(
+                "DELETE FROM om_messages WHERE chat_id = ? AND message_id NOT IN (SELECT value FROM json_each(?))",
+                [chatID, JSONValue.array(keep.sorted().map(JSONValue.string)).jsonString()])
+            for message in messages { try insert(message, chatID: chatID, db, replace: true) }
+            try db.execute(
+                "UPDATE om_chats SET content_v = ?, server_message_count = ?, checkpoints = ? WHERE chat_id = ?",
+                [version.map(Int64.init), count.map(Int64.init), checkpoints?.jsonString(), chatID])
+            try recount(chatID, db)
+        case .mergeMessages(let chatID, let messages, let version, let count):
+            for message in messages { try insert(message, chatID: chatID, db, replace: false) }
+            try db.execute(
+                """
+                UPDATE om_chats SET content_v = max(coalesce(content_v, 0), coalesce(?, content_v, 0)),
+                    server_message_count = coalesce(?, server_message_count) WHERE chat_id = ?
+                """, [version.map(Int64.init), count.map(Int64.init), chatID])
+            try recount(chatID, db)
+        case .deleteMessage(let chatID, let messageID):
+            try db.execute("DELETE FROM om_messages WHERE chat_id = ? AND message_id = ?", [chatID, messageID])
+            try recount(chatID, db)
+        case .deleteChat(let chatID):
+            try db.execute("DELETE FROM om_messages WHERE chat_id = ?", [chatID])
+            try db.execute("DELETE FROM om_chats WHERE chat_id = ?", [chatID])
+            let hash = hashedChatID(chatID)
+            try db.execute("DELETE FROM om_embeds WHERE hashed_chat_id = ?", [hash])
+            try db.execute("DELETE FROM om_embed_keys WHERE hashed_chat_id = ?", [hash])
+            try db.execute(
+                "INSERT OR REPLACE INTO om_tombstones(chat_id, deleted_at) VALUES (?, strftime('%s','now'))", [chatID])
+        case .putSide(let side):
+            for embed in side.embeds {
+                guard let id = embed.omID("embed_id") ?? embed.omID("id") else { continue }
+                try db.execute(
+                    "INSERT OR REPLACE INTO om_embeds(embed_id, hashed_chat_id, body) VALUES (?, ?, ?)",
+                    [id, embed.omString("hashed_chat_id"), JSONValue.object(embed).jsonString()])
+            }
+            for key in side.embedKeys {
+                guard let id = key.omID("id") ?? key.omID("key_id") ?? key.omID("hashed_embed_id") else { continue }
+                try db.execute(
+                    "INSERT OR REPLACE INTO om_embed_keys(key_id, hashed_embed_id, hashed_chat_id, body) VALUES (?, ?, ?, ?)",
+                    [
+                        id, key.omString("hashed_embed_id"), key.omString("hashed_chat_id"),
+                        JSONValue.object(key).jsonString(),
+                    ])
+            }
+            for output in side.codeRunOutputs {
+                guard let id = output.omID("id") ?? output.omID("output_id") else { continue }
+                try db.execute(
+                    "INSERT OR REPLACE INTO om_code_run_outputs(output_id, body) VALUES (?, ?)",
+                    [id, JSONValue.object(output).jsonString()])
+            }
+        case .putSuggestions(let suggestions):
+            for suggestion in suggestions {
+                guard let id = suggestion.omID("id") ?? suggestion.omID("suggestion_id") else { continue }
+                try db.execute(
+                    "INSERT OR REPLACE INTO om_suggestions(suggestion_id, body) VALUES (?, ?)",
+                    [id, JSONValue.object(suggestion).jsonString()])
+            }
+        case .putDailyInspirations(let inspirations):
+            for inspiration in inspirations {
+                guard let id = inspiration.omID("inspiration_id") ?? inspiration.omID("id") else { continue }
+                try db.execute(
+                    "INSERT OR REPLACE INTO om_daily_inspirations(inspiration_id, body) VALUES (?, ?)",
+                    [id, JSONValue.object(inspiration).jsonString()])
+            }
+        }
+    }
+
+    private static func upsert(_ chat: OpenMatesChat, _ db: SQLiteConnection) throws {
+        let arguments: SQLiteArguments = [
+            chat.chatID, chat.versions.messagesV, chat.versions.titleV, chat.versions.draftV, chat.encryptedTitle,
+            chat.lastEdited, chat.pinned, chat.hidden, chat.archived, chat.parentChatID, chat.isSubChat,
+            chat.unreadCount, chat.encryptedChatKey, chat.encryptedDraft,
+            JSONValue.object(chat.details).jsonString(sortedKeys: true), hashedChatID(chat.chatID),
+        ]
+        try db.execute(
+            """
+            INSERT INTO om_chats(chat_id, messages_v, title_v, draft_v, encrypted_title, last_edited, pinned, hidden,
+                archived, parent_chat_id, is_sub, unread, chat_key, draft, details, hashed_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(chat_id) DO UPDATE SET messages_v = excluded.messages_v, title_v = excluded.title_v,
+                draft_v = excluded.draft_v, encrypted_title = excluded.encrypted_title,
+                last_edited = excluded.last_edited, pinned = excluded.pinned, hidden = excluded.hidden,
+                archived = excluded.archived, parent_chat_id = excluded.parent_chat_id, is_sub = excluded.is_sub,
+                unread = excluded.unread, chat_key = excluded.chat_key, draft = excluded.draft,
+                details = excluded.details
+            """, arguments)
+    }
+
+    private static func insert(
+        _ message: OpenMatesWireMessage, chatID: String, _ db: SQLiteConnection, replace: Bool
+    ) throws {
+        try db.execute(
+            "INSERT OR \(replace ? "REPLACE" : "IGNORE") INTO om_messages(chat_id, message_id, role, created_at, body) VALUES (?, ?, ?, ?, ?)",
+            [chatID, message.messageID, message.role, message.createdAt, JSONValue.object(message.raw).jsonString()])
+    }
+
+    private static func recount(_ chatID: String, _ db: SQLiteConnection) throws {
+        try db.execute(
+            """
+            UPDATE om_chats SET stored_message_count = (SELECT count(*) FROM om_messages WHERE chat_id = ?)
+            WHERE chat_id = ?
+            """, [chatID, chatID])
+    }
+
+    /// Keeps the last `keep` chats (pinned first, then last edited) and every chat a pending action concerns.
+    private static func evict(_ db: SQLiteConnection, keep: Int) throws {
+        let count = try db.fetchOne(Int.self, "SELECT count(*) FROM om_chats") ?? 0
+        guard count > keep else { return }
+        try db.execute(
+            """
+            DELETE FROM om_chats WHERE chat_id NOT IN (
+                SELECT chat_id FROM om_chats ORDER BY pinned DESC, last_edited DESC, chat_id LIMIT ?)
+            AND chat_id NOT IN (SELECT chat_id FROM om_pending_actions)
+            """, [keep])
+        try db.execute("DELETE FROM om_messages WHERE chat_id NOT IN (SELECT chat_id FROM om_chats)")
+    }
+}

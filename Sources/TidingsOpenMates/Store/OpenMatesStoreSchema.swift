@@ -1,0 +1,87 @@
+import TidingsCore
+
+/// The OpenMates store's tables. Every statement is `IF NOT EXISTS`, so the same DDL both creates a new
+/// file and heals a partial one (a table missing from a file whose `user_version` is current).
+enum OpenMatesStoreSchema {
+    /// Each table with the statements that create it and its indexes, parents before children.
+    static let tables: [(name: String, durability: SQLiteSchema.Durability, sql: String)] = [
+        (
+            "om_chats", .disposable,
+            """
+            CREATE TABLE IF NOT EXISTS om_chats(
+                chat_id TEXT PRIMARY KEY NOT NULL,
+                messages_v INTEGER NOT NULL, title_v INTEGER NOT NULL, draft_v INTEGER NOT NULL,
+                encrypted_title TEXT, last_edited INTEGER NOT NULL,
+                pinned INTEGER NOT NULL, hidden INTEGER NOT NULL, archived INTEGER NOT NULL,
+                parent_chat_id TEXT, is_sub INTEGER NOT NULL, unread INTEGER NOT NULL,
+                chat_key TEXT, draft TEXT, details TEXT NOT NULL, hashed_id TEXT NOT NULL,
+                content_v INTEGER, server_message_count INTEGER, stored_message_count INTEGER NOT NULL DEFAULT 0,
+                checkpoints TEXT
+            ) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS om_chats_order ON om_chats(pinned DESC, last_edited DESC);
+            """
+        ),
+        (
+            "om_messages", .disposable,
+            """
+            CREATE TABLE IF NOT EXISTS om_messages(
+                chat_id TEXT NOT NULL, message_id TEXT NOT NULL, role TEXT NOT NULL, created_at INTEGER NOT NULL,
+                body TEXT NOT NULL, PRIMARY KEY (chat_id, message_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS om_messages_order ON om_messages(chat_id, created_at);
+            """
+        ),
+        (
+            "om_embeds", .disposable,
+            """
+            CREATE TABLE IF NOT EXISTS om_embeds(
+                embed_id TEXT PRIMARY KEY NOT NULL, hashed_chat_id TEXT, body TEXT NOT NULL) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS om_embeds_chat ON om_embeds(hashed_chat_id);
+            """
+        ),
+        (
+            "om_embed_keys", .disposable,
+            """
+            CREATE TABLE IF NOT EXISTS om_embed_keys(
+                key_id TEXT PRIMARY KEY NOT NULL, hashed_embed_id TEXT, hashed_chat_id TEXT, body TEXT NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS om_embed_keys_chat ON om_embed_keys(hashed_chat_id);
+            """
+        ),
+        (
+            "om_code_run_outputs", .disposable,
+            "CREATE TABLE IF NOT EXISTS om_code_run_outputs(output_id TEXT PRIMARY KEY NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;"
+        ),
+        (
+            "om_suggestions", .disposable,
+            "CREATE TABLE IF NOT EXISTS om_suggestions(suggestion_id TEXT PRIMARY KEY NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;"
+        ),
+        (
+            "om_daily_inspirations", .disposable,
+            "CREATE TABLE IF NOT EXISTS om_daily_inspirations(inspiration_id TEXT PRIMARY KEY NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;"
+        ),
+        // Chats the server deleted: durable, since losing one would let a stale record resurrect the chat.
+        (
+            "om_tombstones", .durable,
+            "CREATE TABLE IF NOT EXISTS om_tombstones(chat_id TEXT PRIMARY KEY NOT NULL, deleted_at INTEGER NOT NULL) WITHOUT ROWID;"
+        ),
+        // What the user did offline: only this device has it.
+        (
+            "om_pending_actions", .durable,
+            """
+            CREATE TABLE IF NOT EXISTS om_pending_actions(
+                action_id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, chat_id TEXT NOT NULL,
+                payload TEXT NOT NULL, tries INTEGER NOT NULL DEFAULT 0, last_error TEXT
+            );
+            """
+        ),
+    ]
+
+    static let schema = SQLiteSchema(
+        tables: tables.map { $0.durability == .durable ? .durable($0.name) : .disposable($0.name) },
+        migrations: [
+            .init(version: 1, name: "openmates store") { db in
+                for table in tables { try db.executeScript(table.sql) }
+            }
+        ])
+}

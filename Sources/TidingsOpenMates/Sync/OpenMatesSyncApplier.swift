@@ -1,0 +1,167 @@
+import TidingsCore
+
+/// Turns server events into store changes under the sync rules (``OpenMatesSyncRules``); pure, so every rule
+/// is tested event by event with no store and no network.
+///
+/// Guarantees:
+/// - Phase 1 stores the last chat's and the recent chats' metadata, suggestions and daily inspirations;
+///   its `messages: null` keeps local content.
+/// - Phase 1b stores content for at most ``phase1bParentCap`` parent chats (sub-chats do not count); more
+///   are reported (``OpenMatesSyncSignal/overCap(_:)``) and stay metadata-only.
+/// - Phase 2, phase 3's metadata and load-more pages store metadata only and never clear content.
+/// - Phase 3 batches apply once per batch number per sync; duplicates are ignored.
+/// - Thin cache-warming events change nothing and complete nothing.
+/// - Deletions come only from `chat_deleted` and `initial_sync_response.chat_ids_to_delete`; a chat missing
+///   from a phase is never deleted.
+///
+/// For example:
+/// ```swift
+/// var applier = OpenMatesSyncApplier()
+/// let plan = applier.plan(event, view: try store.localView())
+/// try store.apply(plan.changes)
+/// ```
+public struct OpenMatesSyncApplier: Sendable {
+    /// The most parent chats phase 1b fills with content.
+    public static let phase1bParentCap = 10
+
+    private var seenBatches: Set<Int> = []
+
+    /// A fresh applier.
+    public init() {}
+
+    /// Starts a new phased sync: phase 3 batch numbers may repeat from here on.
+    public mutating func startSync() { seenBatches.removeAll() }
+
+    /// The changes and signals of `event` against `view`.
+    public mutating func plan(_ event: OpenMatesServerEvent, view: OpenMatesLocalView) -> OpenMatesSyncPlan {
+        var builder = PlanBuilder(view: view)
+        switch event {
+        case .phase1(let phase):
+            guard !phase.isThin else {
+                return OpenMatesSyncPlan(signals: [.thinEvent(type: "phase_1_last_chat_ready")])
+            }
+            if let details = phase.chatDetails { builder.metadata(details) }
+            for record in phase.recentChats { builder.metadata(record) }
+            if let chatID = phase.chatID, let messages = phase.messages {
+                builder.content(
+                    OpenMatesChatContent(chatID: chatID, messages: messages, messagesV: phase.chatDetails?.messagesV))
+            }
+            if !phase.suggestions.isEmpty { builder.plan.changes.append(.putSuggestions(phase.suggestions)) }
+            if !phase.dailyInspirations.isEmpty {
+                builder.plan.changes.append(.putDailyInspirations(phase.dailyInspirations))
+            }
+            builder.plan.signals.append(.phaseArrived("phase1"))
+        case .phase1b(let phase):
+            var parents = 0
+            var over: [String] = []
+            for content in phase.chats {
+                let isSub = builder.view.chats[content.chatID]?.isSub ?? false
+                if !isSub, content.messages != nil {
+                    guard parents < Self.phase1bParentCap else {
+                        over.append(content.chatID)
+                        continue
+                    }
+                    parents += 1
+                }
+                builder.content(content)
+            }
+            if !phase.side.isEmpty { builder.plan.changes.append(.putSide(phase.side)) }
+            if !over.isEmpty { builder.plan.signals.append(.overCap(over)) }
+            builder.plan.signals.append(.phaseArrived("phase1b"))
+        case .phase2(let phase):
+            guard !phase.isThin else {
+                return OpenMatesSyncPlan(signals: [.thinEvent(type: "phase_2_last_20_chats_ready")])
+            }
+            for record in phase.chats { builder.metadata(record) }
+            if let total = phase.totalChatCount { builder.plan.signals.append(.totalChatCount(total)) }
+            builder.plan.signals.append(.phaseArrived("phase2"))
+        case .phase3Ready(let phase):
+            guard !phase.isThin else {
+                return OpenMatesSyncPlan(signals: [.thinEvent(type: "phase_3_last_100_chats_ready")])
+            }
+            for record in phase.chats { builder.metadata(record) }
+            builder.plan.signals.append(.phaseArrived("phase3"))
+        case .loadMoreChats(let page), .syncMetadataChats(let page):
+            for record in page.chats { builder.metadata(record) }
+        case .backgroundMessageSync(let batch):
+            if let number = batch.batchNumber, !seenBatches.insert(number).inserted {
+                return OpenMatesSyncPlan(signals: [.duplicateBatch(number)])
+            }
+            for content in batch.chats { builder.content(content) }
+            if !batch.side.isEmpty { builder.plan.changes.append(.putSide(batch.side)) }
+            builder.plan.signals.append(.batchApplied(number: batch.batchNumber, isLast: batch.isLastBatch))
+        case .phasedSyncComplete(let phase): builder.plan.signals.append(.syncComplete(phase: phase))
+        case .cachePrimed(let status):
+            if status == "full_sync_ready" { builder.plan.signals.append(.requestFreshSync) }
+        case .syncStatus(let status):
+            builder.plan.signals.append(.cacheStatus(isPrimed: status.isPrimed, chatCount: status.chatCount))
+        case .chatContentBatch(let answer):
+            for content in answer.chats { builder.content(content) }
+            if !answer.side.isEmpty { builder.plan.changes.append(.putSide(answer.side)) }
+            let failed = Set(answer.failedChatIDs)
+            let delivered = answer.chats.map(\.chatID).filter { !failed.contains($0) }
+            if !delivered.isEmpty { builder.plan.signals.append(.hydrated(delivered)) }
+            if let message = answer.partialError {
+                builder.plan.signals.append(.hydrationFailed(chatIDs: answer.failedChatIDs, message: message))
+            }
+        case .initialSyncResponse(let initial):
+            for chatID in initial.chatIDsToDelete { builder.delete(chatID) }
+            for record in initial.chats { builder.metadata(record) }
+            for content in initial.content { builder.content(content) }
+        case .initialSyncError(let message): builder.plan.signals.append(.initialSyncFailed(message))
+        case .offlineSyncComplete(let processed, let conflicts, let errors):
+            builder.plan.signals.append(.offlineSyncReply(processed: processed, conflicts: conflicts, errors: errors))
+        case .newChatMessage(let chatID, let message, let messagesV, let lastEdited):
+            builder.append(
+                OpenMatesSyncRules.newMessage(
+                    chatID: chatID, message: message, messagesV: messagesV, lastEdited: lastEdited, view: builder.view))
+        case .chatUpdate(let record): builder.metadata(record)
+        case .messageDeleted(let chatID, let messageID, let messagesV):
+            guard builder.view.chats[chatID] != nil else { break }
+            if let messagesV { builder.metadata(OpenMatesChatRecord(chatID: chatID, messagesV: messagesV)) }
+            builder.append([.deleteMessage(chatID: chatID, messageID: messageID)])
+        case .chatDeleted(let chatID): builder.delete(chatID)
+        case .chatPinnedUpdated(let chatID, let pinned):
+            guard builder.view.chats[chatID] != nil else { break }
+            builder.metadata(OpenMatesChatRecord(chatID: chatID, pinned: pinned))
+        case .chatReadStatusUpdated(let chatID, let unread):
+            guard builder.view.chats[chatID] != nil else { break }
+            builder.metadata(OpenMatesChatRecord(chatID: chatID, unreadCount: unread))
+        case .chatDraftUpdated(let chatID, let draft, let draftV):
+            guard builder.view.chats[chatID] != nil, let draftV else { break }
+            builder.metadata(
+                OpenMatesChatRecord(
+                    chatID: chatID, draftV: draftV, encryptedDraft: draft,
+                    raw: draft == nil ? ["encrypted_draft_md": .null] : [:]))
+        case .forceLogout(let reason): builder.plan.signals.append(.loggedOut(reason: reason))
+        case .error(let message): builder.plan.signals.append(.serverError(message))
+        case .ping, .pong, .malformed, .unknown: break
+        }
+        return builder.plan
+    }
+}
+
+/// Accumulates a plan while keeping its own view current, so later records in one event see earlier ones.
+private struct PlanBuilder {
+    var view: OpenMatesLocalView
+    var plan = OpenMatesSyncPlan()
+
+    mutating func append(_ changes: [OpenMatesStoreChange]) {
+        plan.changes += changes
+        view.apply(changes)
+    }
+
+    mutating func metadata(_ record: OpenMatesChatRecord) {
+        if let chat = OpenMatesSyncRules.merge(record, into: view.chats[record.chatID], view: view) {
+            append([.upsertChat(chat)])
+        }
+    }
+
+    mutating func content(_ content: OpenMatesChatContent) {
+        append(OpenMatesSyncRules.content(content, view: view))
+    }
+
+    mutating func delete(_ chatID: String) {
+        append([.deleteChat(chatID: chatID)])
+    }
+}

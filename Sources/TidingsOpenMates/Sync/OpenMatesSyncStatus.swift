@@ -1,0 +1,123 @@
+/// The one observable sync status UIs bind to; its parts are named after the document's testability
+/// identifiers (`syncing-indicator`, `offline-banner`, `connection-status`; `chat-history` is the store's
+/// chat list).
+public struct OpenMatesSyncStatus: Sendable, Hashable {
+    /// The connection's state (`connection-status`).
+    public enum Connection: Sendable, Hashable {
+        /// Not connected and not trying (before start, after close or logout).
+        case disconnected
+        /// The first connection is being opened.
+        case connecting
+        /// Open.
+        case connected
+        /// The connection was lost; reconnect attempt `attempt` (1-based) is under way or waiting its delay.
+        case reconnecting(attempt: Int)
+        /// Reconnecting failed ``OpenMatesClient/Configuration/maximumReconnectAttempts`` times in a row: a
+        /// visible, terminal failure until the app starts the client again.
+        case failed
+    }
+
+    /// Whether the local store shows everything the server has.
+    public enum Sync: Sendable, Hashable {
+        /// No sync was asked for yet.
+        case idle
+        /// A phased sync is under way, or the server reports chats that have not arrived (also with an
+        /// empty store and a cold server cache). Nothing but the server's data ends it: there is no timeout.
+        case pending
+        /// The server said the sync is complete and every chat it reported is stored.
+        case complete
+    }
+
+    /// The connection (`connection-status`).
+    public var connectionStatus: Connection = .disconnected
+    /// The sync's state.
+    public var sync: Sync = .idle
+    /// Whether the app is offline: the connection was lost or could not be opened (`offline-banner`).
+    public var offlineBanner: Bool = false
+    /// How many chats the server last reported (`sync_status_response`, phase 2's total), when it did.
+    public var serverChatCount: Int?
+    /// Whether the server's cache last reported itself primed (nil: not asked).
+    public var cacheIsPrimed: Bool?
+    /// The last error the server or the connection reported, for the UI (never secrets).
+    public var lastError: String?
+
+    /// Creates the status of a client that has not started.
+    public init() {}
+
+    /// Whether the syncing indicator shows (`syncing-indicator`): exactly while sync is pending.
+    public var syncingIndicator: Bool { sync == .pending }
+}
+
+/// The pure rules of ``OpenMatesSyncStatus``: connection events and sync signals in, status out.
+///
+/// Sync becomes pending with every `phased_sync_request` (startup, every reconnect, `cache_primed`) and is
+/// complete only when `phased_sync_complete` arrived for the latest request, the cache is not reported cold,
+/// and the store holds at least as many chats as the server reported (up to the store's window). Thin
+/// cache-warming events and the passing of time change nothing.
+public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
+    /// The current status.
+    public private(set) var status = OpenMatesSyncStatus()
+    /// The store's chat window: a server count above it is satisfied by a full window.
+    public let storeWindow: Int
+    private var completeReceived = false
+
+    /// Creates a tracker for a store that keeps `storeWindow` chats.
+    public init(storeWindow: Int = 100) { self.storeWindow = max(1, storeWindow) }
+
+    /// The first connection is being opened.
+    public mutating func connecting() { status.connectionStatus = .connecting }
+
+    /// A connection opened.
+    public mutating func connected() {
+        status.connectionStatus = .connected
+        status.offlineBanner = false
+    }
+
+    /// The connection was lost or could not be opened; `attempt` is the reconnect attempt under way.
+    public mutating func reconnecting(attempt: Int) {
+        status.connectionStatus = .reconnecting(attempt: attempt)
+        status.offlineBanner = true
+    }
+
+    /// Reconnecting gave up.
+    public mutating func failed(_ reason: String) {
+        status.connectionStatus = .failed
+        status.offlineBanner = true
+        status.lastError = reason
+    }
+
+    /// The client stopped (closed, logged out).
+    public mutating func stopped() {
+        status.connectionStatus = .disconnected
+    }
+
+    /// A `phased_sync_request` was sent: pending until this request completes.
+    public mutating func syncRequested() {
+        completeReceived = false
+        status.sync = .pending
+    }
+
+    /// Applies one signal; `storedChatCount` is the store's chat count after the event's changes.
+    public mutating func apply(_ signal: OpenMatesSyncSignal, storedChatCount: Int) {
+        switch signal {
+        case .syncComplete: completeReceived = true
+        case .cacheStatus(let primed, let count):
+            status.cacheIsPrimed = primed
+            if let count { status.serverChatCount = count }
+        case .totalChatCount(let total): status.serverChatCount = total
+        case .requestFreshSync: status.cacheIsPrimed = true
+        case .initialSyncFailed(let message): status.lastError = "initial sync failed: \(message)"
+        case .serverError(let message): status.lastError = message
+        default: break
+        }
+        reevaluate(storedChatCount: storedChatCount)
+    }
+
+    /// Re-checks completion after the store changed without a signal.
+    public mutating func reevaluate(storedChatCount: Int) {
+        guard status.sync != .idle else { return }
+        let expected = min(status.serverChatCount ?? 0, storeWindow)
+        let complete = completeReceived && status.cacheIsPrimed != false && storedChatCount >= expected
+        status.sync = complete ? .complete : .pending
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import TidingsCore
+import TidingsOpenMates
+
+/// An in-process OpenMates server with the phased-sync semantics of the public source (seed 004 and the
+/// README's OpenMates facts), for tests, previews and `tidings sandbox openmates`.
+///
+/// Semantics, for one user:
+/// - `phased_sync_request` `all`: `phase_1_last_chat_ready` (the newest parent, `messages: null`, the next ≤ 9
+///   parents and their direct sub-chats as `recent_chat_metadata`, suggestions, daily inspirations),
+///   `phase_1b_chat_content_ready` (content of those ≤ 10 parents; `messages: null` for a chat the client
+///   has at the same `messages_v`; embeds and keys), `phase_2_last_20_chats_ready` (metadata only, up to 100
+///   chats, omitting chats the client has at equal or newer `messages_v` and `title_v`), then
+///   `phased_sync_complete`. `phase3` sends `background_message_sync` batches of 10 (`batch_number`,
+///   `is_last_batch`) for the chats after the first 10; nothing else asks for phase 3.
+/// - `sync_status_request` / `request_cache_status` → `sync_status_response` {is_primed, chat_count, timestamp}.
+/// - `request_chat_content_batch` → `chat_content_batch_response` for the chats the user owns; others, and
+///   the variant's failures, are named in `partial_error`.
+/// - `ping` → `pong`; an unknown type → `error`.
+/// - Another device's actions (``postMessageFromOtherDevice(chatID:role:)``, ``deleteChat(_:)``) push
+///   `new_chat_message` / `chat_deleted` to every open connection.
+///
+/// ``variant`` switches turn it into the other servers the client must survive (order, missing phases,
+/// messages as strings, thin events, duplicates, a disconnect between phases, a cold cache).
+public actor OpenMatesSandboxServer {
+    final class Session: Sendable {
+        let id: Int
+        let continuation: AsyncThrowingStream<String, any Error>.Continuation
+        init(id: Int, continuation: AsyncThrowingStream<String, any Error>.Continuation) {
+            self.id = id
+            self.continuation = continuation
+        }
+    }
+
+    /// The chats, by ID.
+    public internal(set) var chats: [String: OpenMatesSandboxChat] = [:]
+    /// New-chat suggestions phase 1 sends.
+    public var suggestions: [[String: JSONValue]] = [["id": "suggestion-1", "encrypted_suggestion": "s1"]]
+    /// Daily inspirations phase 1 sends.
+    public var dailyInspirations: [[String: JSONValue]] = [["inspiration_id": "inspiration-1"]]
+    /// The switches in force.
+    public var variant = OpenMatesSandboxVariant()
+    /// Every frame received, in order.
+    public internal(set) var received: [OpenMatesEnvelope] = []
+    /// Every frame sent, in order.
+    public internal(set) var sent: [OpenMatesEnvelope] = []
+    /// Connections accepted so far.
+    public private(set) var connectionsAccepted = 0
+
+    var sessions: [Int: Session] = [:]
+    var nextSessionID = 0
+    var heldSyncs: [Int] = []
+    var disconnectedOnce = false
+    /// The server's clock of Unix seconds, moved by posts.
+    var now = 1_700_000_000
+
+    /// The session token (a cookie value or bearer token) the WebSocket endpoint accepts.
+    public nonisolated let token: String
+
+    /// Creates an empty server accepting `token`.
+    public init(token: String = "sandbox-session-token") {
+        self.token = token
+    }
+
+    /// Replaces the switches.
+    public func setVariant(_ variant: OpenMatesSandboxVariant) { self.variant = variant }
+
+    /// Adds or replaces a chat.
+    public func put(_ chat: OpenMatesSandboxChat) { chats[chat.chatID] = chat }
+
+    /// Fills the server with `parents` chats (newest first: `chat-000` is the newest) of `messagesEach`
+    /// messages, and `subChatsOfNewest` sub-chats under the newest parent.
+    public func seed(parents: Int, messagesEach: Int = 3, subChatsOfNewest: Int = 0) {
+        for index in 0..<parents {
+            let id = String(format: "chat-%03d", index)
+            put(makeChat(id, lastEdited: now - index * 60, messages: messagesEach))
+        }
+        for index in 0..<subChatsOfNewest {
+            put(makeChat("chat-000-sub-\(index)", lastEdited: now - 30 - index, messages: 1, parent: "chat-000"))
+        }
+    }
+
+    func makeChat(_ id: String, lastEdited: Int, messages count: Int, parent: String? = nil) -> OpenMatesSandboxChat {
+        let messages: [[String: JSONValue]] = (0..<count).map { index in
+            [
+                "message_id": .string("\(id)-m\(index)"), "chat_id": .string(id),
+                "role": .string(index % 2 == 0 ? "user" : "assistant"),
+                "created_at": .int(Int64(lastEdited - count + index)),
+                "encrypted_content": .string("sealed-\(id)-\(index)"),
+            ]
+        }
+        var chat = OpenMatesSandboxChat(
+            chatID: id, messagesV: count, encryptedTitle: "sealed-title-\(id)", lastEdited: lastEdited,
+            parentChatID: parent,
+            messages: messages)
+        if count > 0 {
+            let hashed = OpenMatesStore.hashedChatID(id)
+            chat.embeds = [
+                ["embed_id": .string("embed-\(id)"), "hashed_chat_id": .string(hashed), "encrypted_content": "e"]
+            ]
+            chat.embedKeys = [
+                ["id": .string("key-\(id)"), "hashed_chat_id": .string(hashed), "encrypted_embed_key": "k"]
+            ]
+        }
+        return chat
+    }
+
+    /// Opens a connection to the server (in memory; the WebSocket endpoint calls this for each socket).
+    public func openChannel() -> OpenMatesChannel {
+        let (stream, continuation) = AsyncThrowingStream<String, any Error>.makeStream(bufferingPolicy: .unbounded)
+        nextSessionID += 1
+        connectionsAccepted += 1
+        let session = Session(id: nextSessionID, continuation: continuation)
+        sessions[session.id] = session
+        let id = session.id
+        return OpenMatesChannel(
+            inbound: stream,
+            send: { [weak self] text in
+                guard let self else { throw OpenMatesError.connectionLost }
+                try await self.receive(text, session: id)
+            },
+            close: { [weak self] in await self?.closeSession(id) })
+    }
+
+    /// How many connections are open.
+    public var openConnectionCount: Int { sessions.count }
+
+    /// Cuts every connection, as a network outage would.
+    public func dropAllConnections() {
+        for id in Array(sessions.keys) { closeSession(id) }
+    }
+
+    func closeSession(_ id: Int) {
+        guard let session = sessions.removeValue(forKey: id) else { return }
+        heldSyncs.removeAll { $0 == id }
+        session.continuation.finish()
+    }
+
+    /// Warms a cold cache: pushes `cache_primed` {status: full_sync_ready} to every connection; held syncs
+    /// are then answered when the client asks again.
+    public func primeCache() {
+        variant.coldCache = false
+        heldSyncs.removeAll()
+        for id in sessions.keys.sorted() { emit(id, "cache_primed", ["status": "full_sync_ready"]) }
+    }
+
+    /// Another device posts a message: the chat's version moves and every connection gets `new_chat_message`.
+    @discardableResult
+    public func postMessageFromOtherDevice(chatID: String, role: String = "user") -> String? {
+        guard var chat = chats[chatID] else { return nil }
+        now += 1
+        let id = "\(chatID)-m\(chat.messages.count)-\(now)"
+        let message: [String: JSONValue] = [
+            "message_id": .string(id), "chat_id": .string(chatID), "role": .string(role),
+            "created_at": .int(Int64(now)),
+            "encrypted_content": "sealed",
+        ]
+        chat.messages.append(message)
+        chat.messagesV += 1
+        chat.lastEdited = now
+        chats[chatID] = chat
+        for session in sessions.keys.sorted() {
+            emit(
+                session, "new_chat_message",
+                [
+                    "chat_id": .string(chatID), "message": .object(message),
+                    "versions": ["messages_v": .int(Int64(chat.messagesV))],
+                    "last_edited_overall_timestamp": .int(Int64(now)),
+                ])
+        }
+        return id
+    }
+
+    /// Deletes a chat and pushes `chat_deleted` {chat_id, tombstone: true} to every connection.
+    public func deleteChat(_ chatID: String) {
+        guard chats.removeValue(forKey: chatID) != nil else { return }
+        for session in sessions.keys.sorted() {
+            emit(session, "chat_deleted", ["chat_id": .string(chatID), "tombstone": true])
+        }
+    }
+
+    /// Ends the session on every connection: pushes `force_logout` {reason}.
+    public func forceLogout(reason: String = "session revoked") {
+        for session in sessions.keys.sorted() { emit(session, "force_logout", ["reason": .string(reason)]) }
+    }
+
+    /// Sends one frame to a session (messages rewritten as JSON strings when the variant says so).
+    func emit(_ session: Int, _ type: String, _ payload: [String: JSONValue]) {
+        guard let target = sessions[session] else { return }
+        let payload = variant.messagesAsJSONStrings ? Self.stringifyMessages(payload) : payload
+        let envelope = OpenMatesEnvelope(type: type, payload: payload)
+        sent.append(envelope)
+        target.continuation.yield(envelope.text)
+    }
+
+    static func stringifyMessages(_ value: [String: JSONValue]) -> [String: JSONValue] {
+        var result: [String: JSONValue] = [:]
+        for (key, member) in value {
+            switch (key, member) {
+            case ("messages", .array(let elements)), ("message", .array(let elements)):
+                result[key] = .array(elements.map { $0.objectValue != nil ? .string($0.jsonString()) : $0 })
+            case ("messages_by_chat_id", .object(let byChat)):
+                result[key] = .object(
+                    byChat.mapValues { .object(stringifyMessages(["messages": $0]))["messages"] ?? $0 })
+            case (_, .object(let members)): result[key] = .object(stringifyMessages(members))
+            case (_, .array(let elements)):
+                result[key] = .array(elements.map { $0.objectValue.map { .object(stringifyMessages($0)) } ?? $0 })
+            default: result[key] = member
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,26 @@
+/// Switches for what a real OpenMates server may do, so tests meet the servers the client must survive
+/// rather than one shaped like the client.
+public struct OpenMatesSandboxVariant: Sendable, Hashable {
+    /// Sends each message as a JSON string of its object instead of the object.
+    public var messagesAsJSONStrings = false
+    /// Sends the phases of an `all` sync in another order: phase 2, then phase 1, then phase 1b.
+    public var reorderPhases = false
+    /// Event types of a phased sync that never come (`phase_1b_chat_content_ready`, `phased_sync_complete`, …).
+    public var withheldEvents: Set<String> = []
+    /// Sends the thin cache-warming variant before each phase event (`{chat_id}`, `{chat_count}`).
+    public var thinEventsInterleaved = false
+    /// Sends every phase event and batch twice.
+    public var duplicateDeliveries = false
+    /// Cuts the connection right after sending this event type, once.
+    public var disconnectAfter: String?
+    /// The cache is cold: phased syncs are held (and `sync_status_response` says `is_primed: false`) until
+    /// ``OpenMatesSandboxServer/primeCache()``.
+    public var coldCache = false
+    /// Chats whose content batch answer fails with a `partial_error` naming them.
+    public var contentFailures: Set<String> = []
+    /// Chats a content batch never answers (the client's hydration timeout then ends the loading state).
+    public var contentNeverAnswered: Set<String> = []
+
+    /// The plain server.
+    public init() {}
+}

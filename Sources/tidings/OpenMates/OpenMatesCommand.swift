@@ -1,0 +1,124 @@
+import Foundation
+
+/// `tidings openmates`: run the phased sync into the offline store, or show the store offline.
+let openMatesCommand = Command(
+    name: "openmates",
+    abstract: "Sync OpenMates chats into the offline store (phased sync), or show the store offline.",
+    subcommands: [openMatesSyncCommand, openMatesShowCommand]
+)
+
+/// The options the `tidings openmates` commands share, declared once.
+enum OpenMatesOptions {
+    /// `--store`: the store file.
+    static let store = OptionSpec.value(
+        "--store", "path", default: "openmates-store.sqlite", environment: "TIDINGS_OPENMATES_STORE",
+        help: "The offline store file.")
+    /// `--server`: a real server's origin instead of the sandbox.
+    static let server = OptionSpec.value(
+        "--server", "url", environment: "TIDINGS_OPENMATES_SERVER",
+        help: "The server's ws:// or wss:// origin; /v1/ws?sessionId=… is appended (default: the sandbox).")
+    /// `--session`: the session ID sent as `sessionId`.
+    static let session = OptionSpec.value(
+        "--session", "id", help: "The session's ID, sent as sessionId (default: a fresh UUID).")
+    /// `--token`: a WebSocket token, sent as `Authorization: Bearer`, never printed.
+    static let token = OptionSpec.value(
+        "--token", "token", environment: "TIDINGS_OPENMATES_TOKEN",
+        help: "A WebSocket token, sent as 'Authorization: Bearer'; never printed.")
+    /// `--cookie`: the session cookie header, never printed.
+    static let cookie = OptionSpec.value(
+        "--cookie", "cookie", environment: "TIDINGS_OPENMATES_COOKIE",
+        help: "The session's Cookie header value (auth_refresh_token=…); never printed.")
+    /// `--timeout`: how long to wait for the sync to complete.
+    static let timeout = OptionSpec.value(
+        "--timeout", "seconds", default: "30", help: "How long to wait for the sync to complete, 1 to 3600.")
+    /// `--reset`: start the store over first.
+    static let reset = OptionSpec.flag(
+        "--reset", help: "Start the store over first (resetLocalStore: server data removed, pending actions kept).")
+}
+
+/// What `tidings openmates sync` was asked to do, validated.
+struct OpenMatesSyncOptions: Sendable {
+    var server: URL?
+    var session: String
+    var token: String?
+    var cookie: String?
+    var store: String
+    var timeout: Int
+    var reset: Bool
+    var json: Bool
+}
+
+let openMatesSyncCommand = Command(
+    name: "sync",
+    abstract: "Connect, run one phased sync into the store, print what crossed the wire and what changed.",
+    options: [
+        OpenMatesOptions.server, OpenMatesOptions.session, OpenMatesOptions.token, OpenMatesOptions.cookie,
+        OpenMatesOptions.store, OpenMatesOptions.timeout, OpenMatesOptions.reset, jsonOption,
+    ],
+    discussion: [
+        "EXIT STATUS: 0 when the sync completed; 64 usage; 69 the server could not be reached or refused the",
+        "  login; 74 the store could not be opened or written; 75 the sync was still pending at --timeout (the",
+        "  server reported chats that had not arrived). Tokens and cookies are never printed.",
+        "",
+        "JSON (--json): one object per line, each with a \"type\":",
+        "  start    target, store",
+        "  traffic  direction (sent|received), counts (by event type)",
+        "  store    chats, metadataOnly, messages, embeds, embedKeys, suggestions, before (the same, before)",
+        "  status   sync (complete|pending), connection, serverChatCount",
+        "  error    kind, code, message",
+    ],
+    validate: { parsed in
+        var server: URL?
+        if let text = parsed.string(OpenMatesOptions.server) {
+            guard let url = URL(string: text), ["ws", "wss"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ValidationError("--server must be a ws:// or wss:// origin.")
+            }
+            guard parsed.string(OpenMatesOptions.token) != nil || parsed.string(OpenMatesOptions.cookie) != nil else {
+                throw ValidationError("--server needs --token <token> or --cookie <cookie>.")
+            }
+            server = url
+        }
+        if parsed.string(OpenMatesOptions.token) != nil, parsed.string(OpenMatesOptions.cookie) != nil {
+            throw ValidationError("Pass --token or --cookie, not both.")
+        }
+        return OpenMatesSyncOptions(
+            server: server, session: parsed.string(OpenMatesOptions.session) ?? UUID().uuidString,
+            token: parsed.string(OpenMatesOptions.token), cookie: parsed.string(OpenMatesOptions.cookie),
+            store: parsed.string(OpenMatesOptions.store) ?? "openmates-store.sqlite",
+            timeout: try parsed.int(OpenMatesOptions.timeout, in: 1...3600) ?? 30,
+            reset: parsed.flag(OpenMatesOptions.reset), json: parsed.flag(jsonOption))
+    },
+    run: { options in try await runOpenMatesSync(options) }
+)
+
+private let showChatOption = OptionSpec.repeating("--chat", "id", help: "Show only this chat.")
+private let showLimitOption = OptionSpec.value(
+    "--limit", "n", default: "5", help: "Newest messages per chat, 0 to 10000.")
+
+/// What `tidings openmates show` was asked to do, validated.
+struct OpenMatesShowOptions: Sendable {
+    var store: String
+    var only: [String]
+    var limit: Int
+    var json: Bool
+}
+
+let openMatesShowCommand = Command(
+    name: "show",
+    abstract: "Print the stored chats (server order) and their newest messages, offline.",
+    options: [OpenMatesOptions.store, showChatOption, showLimitOption, jsonOption],
+    discussion: [
+        "EXIT STATUS: 66 no store file; 74 the store could not be read.",
+        "Content stays as the server sent it (end-to-end encrypted): messages print their role, time and size.",
+        "",
+        "JSON (--json): one object per line: store (chats), chat (id, title, pinned, hidden, content:",
+        "  complete|partial|metadata-only, messages, unread), message (chat, id, role, createdAt, bytes), error.",
+    ],
+    validate: { parsed in
+        OpenMatesShowOptions(
+            store: parsed.string(OpenMatesOptions.store) ?? "openmates-store.sqlite",
+            only: parsed.strings(showChatOption), limit: try parsed.int(showLimitOption, in: 0...10_000) ?? 5,
+            json: parsed.flag(jsonOption))
+    },
+    run: { options in try await runOpenMatesShow(options) }
+)

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import TidingsCore
+import TidingsNet
+import TidingsSandbox
+
+@testable import TidingsOpenMates
+
+/// A client on a TestClock against the sandbox in process (through the kit's in-memory WebSocket pair).
+final class OpenMatesClientHarness {
+    let server: OpenMatesSandboxServer
+    let endpoint: OpenMatesSandboxWebSocketServer
+    let store: OpenMatesStore
+    let clock = TestClock()
+    let client: OpenMatesClient
+    let changes: ChangeSubscription<OpenMatesClient.Change>
+    private var iterator: ChangeSubscription<OpenMatesClient.Change>.AsyncIterator
+
+    init(
+        server: OpenMatesSandboxServer = OpenMatesSandboxServer(), store: OpenMatesStore? = nil,
+        configuration: OpenMatesClient.Configuration = .init(
+            reconnectBackoff: Backoff(base: .seconds(1), cap: .seconds(30), random: { 0.999_999 })),
+        transport: (any OpenMatesTransport) -> any OpenMatesTransport = { $0 }
+    ) throws {
+        self.server = server
+        endpoint = try OpenMatesSandboxWebSocketServer(server: server)
+        self.store = try store ?? OpenMatesStore.inMemory()
+        let base = endpoint.inProcessTransport(headers: ["Authorization": "Bearer \(server.token)"])
+        client = OpenMatesClient(
+            configuration: configuration, transport: transport(base), store: self.store, clock: clock)
+        changes = client.changes(bufferingLimit: 10_000)
+        iterator = changes.makeAsyncIterator()
+    }
+
+    deinit { endpoint.stop() }
+
+    /// Reads changes until one satisfies `predicate`; false when the stream ended first.
+    @discardableResult
+    func until(_ predicate: (OpenMatesClient.Change) -> Bool) async -> Bool {
+        while let change = await iterator.next() {
+            if predicate(change) { return true }
+        }
+        return false
+    }
+
+    /// Reads changes until the status satisfies `predicate`.
+    @discardableResult
+    func untilStatus(_ predicate: (OpenMatesSyncStatus) -> Bool) async -> Bool {
+        await until { change in
+            if case .status(let status) = change { return predicate(status) }
+            return false
+        }
+    }
+
+    func untilSynced() async -> Bool { await untilStatus { $0.sync == .complete } }
+
+    func received(_ type: String) async -> [OpenMatesEnvelope] { await server.received.filter { $0.type == type } }
+    func sent(_ type: String) async -> [OpenMatesEnvelope] { await server.sent.filter { $0.type == type } }
+}
+
+/// Yields until `condition` holds; false after `maxYields` (no wall clock involved).
+func eventually(maxYields: Int = 2_000_000, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    for _ in 0..<maxYields {
+        if try await condition() { return true }
+        await Task.yield()
+    }
+    return try await condition()
+}
+
+/// Wraps a transport; while `refusing` is set every connect fails, as an unreachable server does.
+final class RefusableOpenMatesTransport: OpenMatesTransport, Sendable {
+    private let base: any OpenMatesTransport
+    private let state = LockedState((refusing: false, attempts: 0))
+
+    init(_ base: any OpenMatesTransport) { self.base = base }
+
+    var refusing: Bool {
+        get { state.withLock { $0.refusing } }
+        set { state.withLock { $0.refusing = newValue } }
+    }
+    var attempts: Int { state.withLock { $0.attempts } }
+
+    func connect() async throws -> OpenMatesChannel {
+        let refuse = state.withLock { state -> Bool in
+            state.attempts += 1
+            return state.refusing
+        }
+        if refuse { throw OpenMatesError.connectionLost }
+        return try await base.connect()
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+import TidingsCore
+import TidingsSandbox
+
+@testable import TidingsOpenMates
+
+/// The web client's startup contract and the document's Mac checklist items this increment covers, against
+/// the sandbox in process.
+@Suite(.timeLimit(.minutes(1))) struct OpenMatesStartupContractTests {
+    @Test func startupSendsOnePhasedSyncAllWithTheFullClientStateAndNothingOfPhase3() async throws {
+        let harness = try OpenMatesClientHarness()
+        await harness.server.seed(parents: 15, messagesEach: 3, subChatsOfNewest: 2)
+        await harness.client.start()
+        #expect(await harness.untilSynced())
+        let requests = await harness.received("phased_sync_request")
+        #expect(requests.count == 1)
+        let payload = try #require(requests.first?.payload)
+        #expect(payload["phase"] == "all")
+        for key in ["client_chat_versions", "client_chat_ids", "client_suggestions_count", "client_embed_ids"] {
+            #expect(payload[key] != nil, "missing \(key)")
+        }
+        #expect(await harness.server.received.allSatisfy { $0.type != "background_message_sync" })
+        #expect(await harness.sent("background_message_sync").isEmpty)
+        #expect(await harness.client.traffic.sent["phased_sync_request"] == 1)
+    }
+
+    @Test func phase2CarriesNoContentAndPhase1bAtMostTenParents() async throws {
+        let harness = try OpenMatesClientHarness()
+        await harness.server.seed(parents: 15, messagesEach: 3, subChatsOfNewest: 2)
+        await harness.client.start()
+        #expect(await harness.untilSynced())
+        for frame in await harness.sent("phase_2_last_20_chats_ready") {
+            let forbidden = ["messages", "embeds", "embed_keys", "code_run_outputs", "compression_checkpoints"]
+            #expect(forbidden.allSatisfy { frame.payload[$0] == nil })
+            for chat in frame.payload["chats"]?.arrayValue ?? [] {
+                #expect(forbidden.allSatisfy { chat[$0] == nil && chat["chat_details"]?[$0] == nil })
+            }
+        }
+        let phase1b = try #require(await harness.sent("phase_1b_chat_content_ready").first)
+        #expect((phase1b.payload["chats"]?.arrayValue?.count ?? 0) <= 10)
+        // The client: at most 10 parents have content; the rest are metadata-only, never shown as final.
+        let chats = try harness.store.chatList()
+        #expect(chats.count == 17)
+        var withContent = 0
+        for chat in chats where !chat.isSub {
+            let info = try #require(try harness.store.chat(chat.chatID)).content
+            if !info.isMetadataOnly { withContent += 1 }
+        }
+        #expect(withContent == 10)
+        let metadataOnly = try #require(chats.first { $0.chatID == "chat-014" })
+        let opened = try await harness.client.openChat(metadataOnly.chatID)
+        #expect(opened == .loading(partial: []))
+    }
+
+    @Test func aFirstLoginMatchesTheServer() async throws {
+        let harness = try OpenMatesClientHarness()
+        await harness.server.seed(parents: 12, messagesEach: 2)
+        await harness.client.start()
+        #expect(await harness.untilSynced())
+        let serverOrder = await harness.server.orderedChats.map(\.chatID)
+        #expect(try harness.store.chatList().map(\.chatID) == serverOrder)
+        let serverChat = try #require(await harness.server.chats["chat-003"])
+        let stored = try #require(try harness.store.chat("chat-003"))
+        #expect(stored.chat.versions.messagesV == serverChat.messagesV)
+        #expect(stored.chat.encryptedTitle == serverChat.encryptedTitle)
+        #expect(
+            try harness.store.messages(chatID: "chat-003").map(\.messageID)
+                == serverChat.messages.compactMap { $0["message_id"]?.stringValue })
+        #expect(try harness.store.count(.suggestions) == 1 && harness.store.count(.dailyInspirations) == 1)
+        #expect(try harness.store.count(.embeds) == 10 && harness.store.count(.embedKeys) == 10)
+    }
+
+    @Test func theSyncIndicatorStaysOnWhileTheServerReportsChatsButPhaseDataDoesNotArrive() async throws {
+        let harness = try OpenMatesClientHarness()
+        await harness.server.seed(parents: 5)
+        var variant = OpenMatesSandboxVariant()
+        variant.withheldEvents = [
+            "phase_1_last_chat_ready", "phase_1b_chat_content_ready", "phase_2_last_20_chats_ready",
+        ]
+        await harness.server.setVariant(variant)
+        await harness.client.start()
+        #expect(await eventually { await harness.client.status.serverChatCount == 5 })
+        #expect(await eventually { await !harness.received("sync_status_request").isEmpty })
+        #expect(await eventually { await !harness.sent("phased_sync_complete").isEmpty })
+        // The completion arrived, but none of the 5 chats did: still syncing, and time does not change that.
+        await harness.clock.advance(by: .seconds(3600))
+        let status = await harness.client.status
+        #expect(status.sync == .pending && status.syncingIndicator)
+        #expect(status.connectionStatus == .connected)
+    }
+
+    @Test func anEmptyStoreAndAColdCacheStayPendingUntilTheCacheIsPrimed() async throws {
+        let harness = try OpenMatesClientHarness()
+        await harness.server.seed(parents: 3)
+        var variant = OpenMatesSandboxVariant()
+        variant.coldCache = true
+        await harness.server.setVariant(variant)
+        await harness.client.start()
+        #expect(await eventually { await harness.client.status.cacheIsPrimed == false })
+        await harness.clock.advance(by: .seconds(600))
+        #expect(await harness.client.status.syncingIndicator)
+        #expect(try harness.store.chatList().isEmpty)
+        await harness.server.primeCache()
+        #expect(await harness.untilSynced())
+        #expect(await harness.received("phased_sync_request").count == 2)
+        #expect(try harness.store.chatList().count == 3)
+    }
+
+    @Test func clearingTheLocalStoreAndRelaunchingRecoversEveryChat() async throws {
+        let server = OpenMatesSandboxServer()
+        await server.seed(parents: 14, messagesEach: 2, subChatsOfNewest: 1)
+        let first = try OpenMatesClientHarness(server: server)
+        await first.client.start()
+        #expect(await first.untilSynced())
+        let before = try first.store.chatList().map(\.chatID)
+        await first.client.close()
+        // Relaunch with a cleared store.
+        let second = try OpenMatesClientHarness(server: server)
+        #expect(try await second.client.coldStart().chats.isEmpty)
+        await second.client.start()
+        #expect(await second.untilSynced())
+        #expect(try second.store.chatList().map(\.chatID) == before)
+        // resetLocalStore on a running client syncs again from nothing.
+        try await second.client.resetLocalStore()
+        #expect(await second.untilSynced())
+        #expect(try second.store.chatList().map(\.chatID) == before)
+    }
+
+    @Test func coldStartShowsStoredChatsBeforeTheNetwork() async throws {
+        let directory = try OpenMatesTemporaryDirectory()
+        let server = OpenMatesSandboxServer()
+        await server.seed(parents: 8, messagesEach: 2)
+        do {
+            let first = try OpenMatesClientHarness(
+                server: server, store: OpenMatesStore(path: directory.path("om.sqlite")))
+            await first.client.start()
+            #expect(await first.untilSynced())
+            await first.client.close()
+            first.store.database.close()
+        }
+        let framesBefore = await server.received.count
+        let store = try await OpenMatesStore.open(path: directory.path("om.sqlite"))
+        let relaunched = try OpenMatesClientHarness(server: server, store: store)
+        let start = try await relaunched.client.coldStart()
+        #expect(start.chats.count == 8)
+        #expect(start.messagesByChat.count == 5)
+        #expect(start.messagesByChat.values.allSatisfy { $0.count == 2 })
+        #expect(start.embeds.count == 5 && start.embedKeys.count == 5)
+        #expect(await relaunched.server.received.count == framesBefore)
+    }
+}

@@ -1,0 +1,47 @@
+extension YpChatStrings {
+    /// English, to the same list as ``german``.
+    static let english: [YpChatStringKey: String] = [
+        .appName: "YpChat",
+        .tabOnline: "Online", .tabSearch: "Search", .tabInbox: "Inbox", .tabHistory: "History",
+        .tabConsole: "Console", .tabMore: "More",
+        .moreFeedback: "Feedback", .morePartners: "Partners", .moreFAQ: "FAQ", .moreRules: "Rules",
+        .moreSafety: "Safety", .moreImprint: "Imprint",
+        .faqText:
+            "How do I chat? Pick someone under “Online” or “Search” and start writing. Unread chats are in the inbox, all chats in the history. After 30 minutes without an action you are logged out.",
+        .rulesText:
+            "Be kind. No insults, no harassment, no advertising, no illegal content. Whoever breaks the rules is banned.",
+        .safetyText:
+            "Never share personal data such as your address, phone number or passwords. Block users who harass you and report them through the feedback.",
+        .imprintText: "Legal notice: the operator of YpChat, reachable through the feedback form.",
+        .photoPermission: "YpChat needs access to your photos so that you can send a picture in a chat.",
+        .loginTitle: "Welcome to YpChat", .loginNickname: "Nickname", .loginGender: "Gender", .loginAge: "Age",
+        .loginCountry: "Country", .loginButton: "Enter the chat", .logoutButton: "Log out",
+        .genderMale: "male", .genderFemale: "female", .genderDiverse: "diverse",
+        .connectionConnected: "connected", .connectionConnecting: "connecting…",
+        .connectionDisconnected: "disconnected",
+        .timeoutCountdown: "Logout in {0}:{1}",
+        .timeoutLoggedOut: "You were logged out after 30 minutes without activity.",
+        .errorNicknameTooShort: "The nickname needs at least 3 characters.",
+        .errorGenderMissing: "Please choose a gender.",
+        .errorAgeOutOfRange: "The age must be between 18 and 99.",
+        .errorCountryMissing: "Please choose a country.",
+        .errorNetwork: "No connection to the server.",
+        .errorTimedOut: "The server does not answer.",
+        .errorUnauthorized: "Not logged in or not allowed.",
+        .errorServer: "Server error ({0}).",
+        .errorUnexpectedAnswer: "Unexpected answer from the server.",
+        .errorConnection: "Could not connect to the chat.",
+        .errorImageTooLarge: "The image is too large (at most {0} MB).",
+        .errorNotLoggedIn: "Please log in first.",
+        .messageFailed: "Message not sent.",
+        .feedbackSent: "Thank you for your feedback!",
+        .feedbackDeleted: "Feedback deleted.",
+        .adminLoggedIn: "Logged in as admin.",
+        .adminLoggedOut: "Logged out as admin.",
+        .uploadInProgress: "Uploading image…",
+        .chatBlock: "Block", .chatUnblock: "Unblock", .chatSend: "Send", .chatPickImage: "Choose image",
+        .chatBack: "Back",
+        .emptyOnline: "Nobody is online right now.", .emptySearch: "No matches.",
+        .emptyInbox: "No unread chats.", .emptyHistory: "No chats yet.",
+    ]
+}

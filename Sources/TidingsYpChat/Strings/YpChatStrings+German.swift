@@ -1,0 +1,47 @@
+extension YpChatStrings {
+    /// Deutsch. The Android `strings.xml` is not public: the texts are ours, written to its list.
+    static let german: [YpChatStringKey: String] = [
+        .appName: "YpChat",
+        .tabOnline: "Online", .tabSearch: "Suche", .tabInbox: "Posteingang", .tabHistory: "Verlauf",
+        .tabConsole: "Konsole", .tabMore: "Mehr",
+        .moreFeedback: "Feedback", .morePartners: "Partner", .moreFAQ: "FAQ", .moreRules: "Regeln",
+        .moreSafety: "Sicherheit", .moreImprint: "Impressum",
+        .faqText:
+            "Wie chatte ich? Wähle jemanden unter „Online“ oder „Suche“ und schreib los. Ungelesene Chats findest du im Posteingang, alle Chats im Verlauf. Nach 30 Minuten ohne Aktion wirst du abgemeldet.",
+        .rulesText:
+            "Sei freundlich. Keine Beleidigungen, keine Belästigung, keine Werbung, keine illegalen Inhalte. Wer gegen die Regeln verstößt, wird gesperrt.",
+        .safetyText:
+            "Gib keine persönlichen Daten wie Adresse, Telefonnummer oder Passwörter weiter. Blockiere Nutzer, die dich belästigen, und melde sie über das Feedback.",
+        .imprintText: "Angaben gemäß § 5 DDG: Betreiber von YpChat, Kontakt über das Feedback-Formular.",
+        .photoPermission: "YpChat braucht Zugriff auf deine Fotos, damit du ein Bild im Chat senden kannst.",
+        .loginTitle: "Willkommen bei YpChat", .loginNickname: "Spitzname", .loginGender: "Geschlecht",
+        .loginAge: "Alter", .loginCountry: "Land", .loginButton: "Chat betreten", .logoutButton: "Abmelden",
+        .genderMale: "männlich", .genderFemale: "weiblich", .genderDiverse: "divers",
+        .connectionConnected: "verbunden", .connectionConnecting: "verbinde…",
+        .connectionDisconnected: "getrennt",
+        .timeoutCountdown: "Abmeldung in {0}:{1}",
+        .timeoutLoggedOut: "Du wurdest nach 30 Minuten ohne Aktivität abgemeldet.",
+        .errorNicknameTooShort: "Der Spitzname braucht mindestens 3 Zeichen.",
+        .errorGenderMissing: "Bitte wähle ein Geschlecht.",
+        .errorAgeOutOfRange: "Das Alter muss zwischen 18 und 99 liegen.",
+        .errorCountryMissing: "Bitte wähle ein Land.",
+        .errorNetwork: "Keine Verbindung zum Server.",
+        .errorTimedOut: "Der Server antwortet nicht.",
+        .errorUnauthorized: "Nicht angemeldet oder keine Berechtigung.",
+        .errorServer: "Serverfehler ({0}).",
+        .errorUnexpectedAnswer: "Unerwartete Antwort vom Server.",
+        .errorConnection: "Verbindung zum Chat fehlgeschlagen.",
+        .errorImageTooLarge: "Das Bild ist zu groß (höchstens {0} MB).",
+        .errorNotLoggedIn: "Bitte melde dich zuerst an.",
+        .messageFailed: "Nachricht nicht gesendet.",
+        .feedbackSent: "Danke für dein Feedback!",
+        .feedbackDeleted: "Feedback gelöscht.",
+        .adminLoggedIn: "Als Admin angemeldet.",
+        .adminLoggedOut: "Als Admin abgemeldet.",
+        .uploadInProgress: "Bild wird hochgeladen…",
+        .chatBlock: "Blockieren", .chatUnblock: "Entblocken", .chatSend: "Senden", .chatPickImage: "Bild wählen",
+        .chatBack: "Zurück",
+        .emptyOnline: "Gerade ist niemand online.", .emptySearch: "Keine Treffer.",
+        .emptyInbox: "Keine ungelesenen Chats.", .emptyHistory: "Noch keine Chats.",
+    ]
+}

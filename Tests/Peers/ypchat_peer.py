@@ -22,6 +22,7 @@ REST (cookie session connect.sid=s%3A<id>.peer):
   GET  /uploads/<n>        the stored bytes, for a known session only (401 otherwise)
   GET  /debug              {"handshakeCookies", "sessionIds"}: what the socket side received
   POST /debug/emit         {"toUser", "event", "args"}: sends that event as it is to the user's sockets
+  POST /debug/advance      {"seconds"}: moves the inactivity rule's virtual clock forward
 Socket.IO namespace "/":
   connect                  records the Cookie header; emits "connected" {socketId} and "serverNotice"
                            (an event the plan does not name) from the connect handler, before the reply
@@ -37,6 +38,10 @@ Socket.IO namespace "/":
   userSearch {nameIncludes, minAge, maxAge, countries, genders}  searchResults [user]
   blockUser / unblockUser {userName}  userBlocked / userUnblocked {userName}
   anything before login    error {message: "not logged in"}
+  inactivity               a user who sent nothing for more than 30 minutes (on a virtual clock that only
+                           /debug/advance moves) is logged out when the next event arrives: the session
+                           forgets the user, its sockets get error {message: "logged out after 30 minutes
+                           without activity"}, everyone a new userList
 """
 
 import argparse
@@ -55,6 +60,7 @@ import peer_lifeline  # Tests/Peers/peer_lifeline.py, beside this script
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "ypchat")
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
+INACTIVITY_LIMIT = 1800
 
 
 def fixture_text(name):
@@ -93,6 +99,8 @@ def main():
     feedback = []
     images = {}
     counters = {"feedback": 1, "image": 1, "timestamp": 1}
+    clock = {"now": 0}
+    last_activity = {}  # user name -> clock["now"] of the user's last event
     handshake_cookies = []
     session_ids = []
 
@@ -232,6 +240,25 @@ def main():
                 await sio.emit(body["event"], tuple(body.get("args", [])), to=sid)
         return web.json_response({"ok": True})
 
+    async def debug_advance(request):
+        body = await request.json()
+        clock["now"] += int(body.get("seconds", 0))
+        return web.json_response({"now": clock["now"]})
+
+    async def expire_inactive():
+        expired = [name for name, at in last_activity.items() if clock["now"] - at > INACTIVITY_LIMIT]
+        for name in expired:
+            del last_activity[name]
+            for session in sessions.values():
+                if session["user"] == name:
+                    session["user"] = None
+            for sid, entry in list(sockets.items()):
+                if entry["user"] == name:
+                    entry["user"] = None
+                    await sio.emit("error", {"message": "logged out after 30 minutes without activity"}, to=sid)
+        if expired:
+            await broadcast_user_list()
+
     app.router.add_get("/api/session", api_session)
     app.router.add_post("/api/logout", api_logout)
     app.router.add_get("/api/countries", api_countries)
@@ -246,6 +273,7 @@ def main():
     app.router.add_get("/uploads/{name}", uploaded)
     app.router.add_get("/debug", debug)
     app.router.add_post("/debug/emit", debug_emit)
+    app.router.add_post("/debug/advance", debug_advance)
 
     def user_payload(name):
         return shaped(profiles.get(name, {"userName": name}), user_keys)
@@ -267,6 +295,7 @@ def main():
             if other != sid and entry["user"] == name:
                 entry["user"] = None
         sockets[sid]["user"] = name
+        last_activity[name] = clock["now"]
         await sio.emit("loginSuccess", user_payload(name), to=sid)
         await broadcast_user_list()
 
@@ -301,6 +330,7 @@ def main():
 
     @sio.on("setSessionId")
     async def set_session_id(sid, data):
+        await expire_inactive()
         express = (data or {}).get("expressSessionId") if isinstance(data, dict) else None
         session_ids.append(express)
         sockets[sid]["session"] = express
@@ -309,6 +339,7 @@ def main():
 
     @sio.on("login")
     async def login(sid, data):
+        await expire_inactive()
         data = data if isinstance(data, dict) else {}
         name = str(data.get("userName") or "").strip()
         if len(name) < 3:
@@ -325,15 +356,20 @@ def main():
             sessions[express]["user"] = name
         await bind(sid, name)
 
-    def me_of(sid):
-        return sockets.get(sid, {}).get("user")
+    async def active_user(sid):
+        # The user of the socket after the inactivity rule, marked active now; None when not logged in.
+        await expire_inactive()
+        name = sockets.get(sid, {}).get("user")
+        if name is not None:
+            last_activity[name] = clock["now"]
+        return name
 
     async def not_logged_in(sid):
         await sio.emit("error", {"message": "not logged in"}, to=sid)
 
     @sio.on("message")
     async def message(sid, data):
-        me = me_of(sid)
+        me = await active_user(sid)
         if me is None:
             return await not_logged_in(sid)
         data = data if isinstance(data, dict) else {}
@@ -374,7 +410,7 @@ def main():
 
     @sio.on("requestConversation")
     async def request_conversation(sid, data):
-        me = me_of(sid)
+        me = await active_user(sid)
         if me is None:
             return await not_logged_in(sid)
         partner = (data or {}).get("withUserName") if isinstance(data, dict) else None
@@ -389,14 +425,14 @@ def main():
 
     @sio.on("requestHistory")
     async def request_history(sid, *data):
-        me = me_of(sid)
+        me = await active_user(sid)
         if me is None:
             return await not_logged_in(sid)
         await sio.emit("historyResults", summaries(me, False), to=sid)
 
     @sio.on("requestOpenConversations")
     async def request_open(sid, *data):
-        me = me_of(sid)
+        me = await active_user(sid)
         if me is None:
             return await not_logged_in(sid)
         open_lines = summaries(me, True)
@@ -405,7 +441,7 @@ def main():
 
     @sio.on("userSearch")
     async def user_search(sid, data):
-        me = me_of(sid)
+        me = await active_user(sid)
         if me is None:
             return await not_logged_in(sid)
         data = data if isinstance(data, dict) else {}
@@ -429,7 +465,7 @@ def main():
         await sio.emit("searchResults", found, to=sid)
 
     async def block_change(sid, data, blocked):
-        me = me_of(sid)
+        me = await active_user(sid)
         if me is None:
             return await not_logged_in(sid)
         user = (data or {}).get("userName") if isinstance(data, dict) else None

@@ -90,6 +90,13 @@ final class ChatServerUnderTest: Sendable {
         return try JSONValue(parsing: answer.body)["sessionIds"]?.arrayValue?.compactMap(\.stringValue) ?? []
     }
 
+    /// Moves the server's inactivity clock forward (the sandbox's `TestClock`, the peer's virtual clock).
+    func advanceInactivityClock(by seconds: Int, sandboxClock: TestClock?) async throws {
+        if let sandboxClock { return await sandboxClock.advance(by: .seconds(seconds)) }
+        let body: JSONValue = ["seconds": .int(Int64(seconds))]
+        _ = try await HTTPClient().send(try HTTPRequest.json(.post, url: try url("/debug/advance"), body: body))
+    }
+
     /// Sends `event` with `arguments` as they are to `userName`'s sockets.
     func inject(_ event: String, _ arguments: [JSONValue], toUser userName: String) async throws {
         if let sandbox { return await sandbox.chat.inject(event, arguments, toUser: userName) }

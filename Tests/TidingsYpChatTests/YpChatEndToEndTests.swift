@@ -202,6 +202,27 @@ import TidingsYpChat
         #expect(clock.pendingSleepers == 0)
     }
 
+    @Test(arguments: ChatBackend.allCases)
+    func theServerLogsOutAUserSilentForThirtyMinutes(_ backend: ChatBackend) async throws {
+        let serverClock = TestClock()
+        let server = try await ChatServerUnderTest.start(
+            backend, sandbox: YpChatSandboxServer(inactivityClock: serverClock))
+        defer { server.stop() }
+        let sandboxClock = backend == .sandbox ? serverClock : nil
+        let anna = try await loggedIn("anna", on: server)
+        let bob = try await loggedIn("bob", on: server, gender: "m")
+        try await server.advanceInactivityClock(by: 1_000, sandboxClock: sandboxClock)
+        await bob.requestHistory()  // bob is active; anna is not
+        try await until(bob) { !$0.loading.history }
+        try await server.advanceInactivityClock(by: 801, sandboxClock: sandboxClock)
+        await bob.requestInbox()  // anna is 1,801 s silent now, bob 801 s
+        let state = try await until(bob) { $0.onlineUsers.map(\.userName) == ["bob"] }
+        #expect(state.errorMessage == nil)
+        let annaState = try await until(anna) { $0.errorMessage != nil }
+        #expect(annaState.errorMessage == .server("logged out after 30 minutes without activity"))
+        #expect(try await anna.rest.session().loggedIn == false)
+    }
+
     @Test func theTimeoutResetsTheStateEvenWhenLogoutFails() async throws {
         let server = try await ChatServerUnderTest.start(.sandbox)
         defer { server.stop() }

@@ -7,7 +7,7 @@ import Foundation
 public struct ChatProfile: Sendable, Equatable, Hashable, Codable {
     /// The nickname (at least ``minimumUserNameLength`` characters after trimming spaces).
     public var userName: String
-    /// The gender code, one of ``YpChatGender/allCases``' codes.
+    /// The gender code, one of the codes of ``YpChatGender``.
     public var gender: String
     /// The age, within ``ChatProfile/ageRange``.
     public var age: Int

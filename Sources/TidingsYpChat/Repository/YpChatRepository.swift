@@ -177,6 +177,16 @@ public actor YpChatRepository {
         do { try await connectSocket() } catch { fail(.connect, error) }
     }
 
+    /// Closes the socket and ends every state stream, leaving the server session as it is (an app or
+    /// terminal that quits without logging out).
+    public func close() async {
+        ticker?.cancel()
+        ticker = nil
+        await dropSocket()
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers.removeAll()
+    }
+
     // MARK: - Socket
 
     private func connectSocket() async throws {

@@ -40,4 +40,6 @@ public enum YpChatStringKey: String, Sendable, CaseIterable, Hashable {
     case chatBlock, chatUnblock, chatSend, chatPickImage, chatBack
     /// Empty lists.
     case emptyOnline, emptySearch, emptyInbox, emptyHistory
+    /// Status lines (`{0}`: a user name, or the count of unread chats).
+    case loggedInAs, loggedOut, chatWith, unreadChats, userBlocked, userUnblocked
 }

@@ -43,5 +43,7 @@ extension YpChatStrings {
         .chatBack: "Back",
         .emptyOnline: "Nobody is online right now.", .emptySearch: "No matches.",
         .emptyInbox: "No unread chats.", .emptyHistory: "No chats yet.",
+        .loggedInAs: "Logged in as {0}", .loggedOut: "Logged out", .chatWith: "Chat with {0}",
+        .unreadChats: "Unread chats: {0}", .userBlocked: "{0} blocked", .userUnblocked: "{0} unblocked",
     ]
 }

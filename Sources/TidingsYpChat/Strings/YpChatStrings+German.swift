@@ -43,5 +43,7 @@ extension YpChatStrings {
         .chatBack: "Zurück",
         .emptyOnline: "Gerade ist niemand online.", .emptySearch: "Keine Treffer.",
         .emptyInbox: "Keine ungelesenen Chats.", .emptyHistory: "Noch keine Chats.",
+        .loggedInAs: "Angemeldet als {0}", .loggedOut: "Abgemeldet", .chatWith: "Chat mit {0}",
+        .unreadChats: "Ungelesene Chats: {0}", .userBlocked: "{0} blockiert", .userUnblocked: "{0} entblockt",
     ]
 }

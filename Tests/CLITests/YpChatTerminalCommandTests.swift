@@ -183,3 +183,19 @@ func until(_ repository: YpChatRepository, _ predicate: @Sendable (ChatState) ->
     for await state in await repository.states() where predicate(state) { return state }
     throw CancellationError()
 }
+
+/// `tidings demo --only ypchat`: the YpChat part of the demo, in process.
+@Suite(.timeLimit(.minutes(1))) struct YpChatDemoTests {
+    @Test func theDemoChatsRunsACommandAndTimesOut() async throws {
+        let run = try await ToolRun.run(["demo", "--only", "ypchat"])
+        #expect(run.status == 0)
+        for line in [
+            "online: anna, bob", "messageSent with that id: sent", "bob's inbox tab shows a badge: 1",
+            "bob reads [anna] Hallo Bob", "| bob      | 40  | AT      |", "after 25 quiet minutes: Logout in 05:00",
+            "incoming events do not reset it: Logout in 05:00",
+            "at 00:00 anna is logged out: You were logged out after 30 minutes without activity.",
+        ] {
+            #expect(run.standardOutput.contains(line), "\(line)")
+        }
+    }
+}

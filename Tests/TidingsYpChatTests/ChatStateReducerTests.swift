@@ -141,6 +141,11 @@ import TidingsYpChat
         #expect(state.errorMessage == .server("unknown command"))
         // A command is not a conversation message.
         #expect(state.conversationMessages.isEmpty)
+        // A command that could not be sent leaves the console not waiting.
+        state = Self.reduce(
+            state, .action(.command("/help", messageId: "c-4")), .result(.failed(.emit, .key(.errorNotLoggedIn))))
+        #expect(!state.consoleAwaitsReply)
+        #expect(state.errorMessage == .key(.errorNotLoggedIn))
     }
 
     @Test func theTimeoutCountsDownOnlyWhileLoggedInAndOnlyActionsResetIt() {

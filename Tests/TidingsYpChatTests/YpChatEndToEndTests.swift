@@ -262,7 +262,8 @@ import TidingsYpChat
     func badInputFromTheServerLeavesTheStateIntact(_ backend: ChatBackend) async throws {
         let server = try await ChatServerUnderTest.start(backend)
         defer { server.stop() }
-        let anna = try await loggedIn("anna", on: server)
+        // A virtual clock that never moves: the countdown stays put however slow the machine is.
+        let anna = try await loggedIn("anna", on: server, clock: TestClock())
         _ = try await loggedIn("bob", on: server, gender: "m")
         await anna.openConversation(with: "bob")
         await anna.send("vorher")

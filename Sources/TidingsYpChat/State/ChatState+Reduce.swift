@@ -139,6 +139,7 @@ extension ChatState {
             loading.search = false
             loading.inbox = false
             loading.history = false
+            consoleAwaitsReply = false
             failPendingMessages()
         default: break
         }

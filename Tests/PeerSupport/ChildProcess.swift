@@ -93,6 +93,34 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// Writes `text` to the child's standard input (a ``Stream/pipe``) on a thread of its own, for
+    /// scripting an interactive child line by line.
+    ///
+    /// - Throws: ``Failure`` when standard input is not an open pipe or the write fails (the child closed it).
+    public func writeStandardInput(_ text: String) async throws {
+        guard let descriptor = state.withLock({ $0.inputDescriptor }), descriptor >= 0 else {
+            throw Failure("standard input is not an open pipe")
+        }
+        let bytes = Array(text.utf8)
+        // A child that closed its end must fail this write, not kill the test process with SIGPIPE.
+        #if canImport(Glibc)
+            _ = Glibc.signal(SIGPIPE, SIG_IGN)
+        #elseif canImport(Darwin)
+            _ = Darwin.signal(SIGPIPE, SIG_IGN)
+        #endif
+        try await onDedicatedThread("write \(pid)") {
+            try withExtendedLifetime(self) {
+                var offset = 0
+                while offset < bytes.count {
+                    let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                    if written < 0, errno == EINTR { continue }
+                    guard written > 0 else { throw Failure("write to standard input failed: errno \(errno)") }
+                    offset += written
+                }
+            }
+        }
+    }
+
     /// Spawns `executable` with `arguments` and starts the thread that will reap it.
     ///
     /// - Throws: ``Failure`` when a pipe cannot be made or `posix_spawn` fails (missing file, not executable).

@@ -50,7 +50,12 @@ import TidingsYpChat
                     YpChatConversationSummary(userName: "bob", lastMessage: "a", unreadCount: 2),
                     YpChatConversationSummary(userName: "cem"),
                 ]))
-        #expect(try event("historyResults", "{}") == .historyResults([]))
+        #expect(try event("historyResults", "[]") == .historyResults([]))
+        // Not a list: malformed, so a bad payload never empties a list on screen.
+        #expect(try event("historyResults", "{}") == .malformed("historyResults"))
+        #expect(try event("userList", "5") == .malformed("userList"))
+        #expect(try event("searchResults", #""x""#) == .malformed("searchResults"))
+        #expect(try event("inboxResults", nil) == .malformed("inboxResults"))
         #expect(try event("unreadChats", "3") == .unreadChats(3))
         #expect(try event("unreadChats", #"{"count":1}"#) == .unreadChats(1))
         #expect(try event("unreadChats", #"{"count":"x"}"#) == .malformed("unreadChats"))

@@ -29,8 +29,12 @@ import TidingsYpChat
         try await socket.requestHistory()
         _ = try await nextEvent(&events, skipped: &skipped) { if case .disconnect = $0 { true } else { nil } }
         _ = try await nextEvent(&events, skipped: &skipped) { $0 == .connect ? true : nil }
+        // setSessionId of a logged-in session logs the new connection in again.
+        #expect(
+            try await nextEvent(&events, skipped: &skipped) { if case .loginSuccess(let u) = $0 { u } else { nil } }
+                .userName == "anna")
         try await socket.requestHistory()
-        _ = try await nextEvent(&events, skipped: &skipped) { if case .error = $0 { true } else { nil } }
+        _ = try await nextEvent(&events, skipped: &skipped) { if case .historyResults = $0 { true } else { nil } }
         #expect(await sandbox.server.chat.sessionIDsReceived.map(\.session) == [id, id])
         #expect(sandbox.server.handshakeSessionCookies.count == 2)
         #expect(sandbox.server.handshakeSessionCookies.allSatisfy { $0 == "s%3A\(id).sandbox" })

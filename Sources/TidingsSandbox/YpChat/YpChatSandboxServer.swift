@@ -33,14 +33,16 @@ public final class YpChatSandboxServer: Sendable {
     /// The `connect.sid` cookie's value of every Engine.IO handshake (nil: none sent), in order.
     public var handshakeSessionCookies: [String?] { handshakes.withLock { $0 } }
 
-    /// A server over `state`; `engine` sets heartbeat timing and the clock of delay faults.
+    /// A server over `state`; `engine` sets heartbeat timing and the clock of delay faults,
+    /// `inactivityClock` the clock of the 30-minute inactivity rule (``YpChatSandboxChat``).
     public init(
         state: YpChatSandboxState = YpChatSandboxState(),
         engine: SandboxEngineIOServer.Configuration = SandboxEngineIOServer.Configuration(),
-        faults: SandboxFaultSwitch = SandboxFaultSwitch(), log: SandboxRequestLog = SandboxRequestLog()
+        faults: SandboxFaultSwitch = SandboxFaultSwitch(), log: SandboxRequestLog = SandboxRequestLog(),
+        inactivityClock: any Clock<Duration> = ContinuousClock()
     ) {
         self.state = state
-        let chat = YpChatSandboxChat(state: state)
+        let chat = YpChatSandboxChat(state: state, inactivityClock: inactivityClock)
         self.chat = chat
         var namespace = SandboxSocketIOServer.Namespace()
         namespace.onConnect = { await chat.connected($0) }
@@ -68,7 +70,14 @@ public final class YpChatSandboxServer: Sendable {
                 await socketIO.engine.handleWebSocket(request, socket)
             },
             handler: { request in
-                guard request.path.hasPrefix("/socket.io") else { return await router.route(request) }
+                guard request.path.hasPrefix("/socket.io") else {
+                    guard request.method == "POST", request.path == "/api/logout",
+                        let session = await state.session(cookie: request.cookies[YpChatRESTClient.sessionCookieName])
+                    else { return await router.route(request) }
+                    let response = await router.route(request)
+                    if (200..<300).contains(response.status) { await chat.sessionEnded(session.id) }
+                    return response
+                }
                 if request.method == "GET", request.queryValue("sid") == nil {
                     handshakes.withLock { $0.append(request.cookies[YpChatRESTClient.sessionCookieName]) }
                 }

@@ -146,6 +146,18 @@ public final class YpChatRESTClient: Sendable {
         return url
     }
 
+    /// `GET url` with this client's cookies (a chat image on the server); at most
+    /// ``maximumImageBytes``.
+    ///
+    /// - Throws: ``YpChatError`` `imageTooLarge` for a longer body, and the errors of every request.
+    public func fetchImage(_ url: URL) async throws -> Data {
+        let response = try await send(HTTPRequest(url: url), "GET image")
+        guard response.body.count <= Self.maximumImageBytes else {
+            throw YpChatError(.imageTooLarge, operation: "GET image", message: "\(response.body.count) bytes")
+        }
+        return response.body
+    }
+
     private func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest, _ operation: String) async throws -> T {
         try decodeBody(type, try await send(request, operation), operation)
     }

@@ -5,7 +5,8 @@ import TidingsCore
 ///
 /// Decoding (``init(name:arguments:)``) is lenient: a missing optional field is nil, a list's bad
 /// element is skipped, an event the plan does not name becomes ``unknown(_:)``, and a named event
-/// whose payload lacks what it must have becomes ``malformed(_:)`` — neither ends the stream.
+/// whose payload lacks what it must have (a list event without a list included) becomes
+/// ``malformed(_:)`` — neither ends the stream.
 public enum YpChatSocketEvent: Sendable, Equatable {
     /// The namespace connected (first time or after a reconnect); `setSessionId` has been emitted.
     case connect
@@ -62,7 +63,7 @@ public enum YpChatSocketEvent: Sendable, Equatable {
             } else {
                 self = .malformed(name)
             }
-        case "userList": self = .userList(YpChatUser.list(payload))
+        case "userList": self = YpChatUser.list(payload).map(Self.userList) ?? .malformed(name)
         case "message":
             self = payload.flatMap(YpChatMessage.init(json:)).map(Self.message) ?? .malformed(name)
         case "messageSent":
@@ -76,9 +77,11 @@ public enum YpChatSocketEvent: Sendable, Equatable {
             }
             let messages = (payload?["messages"]?.arrayValue ?? []).compactMap(YpChatMessage.init(json:))
             self = .conversation(withUserName: partner, messages: messages)
-        case "searchResults": self = .searchResults(YpChatUser.list(payload))
-        case "historyResults": self = .historyResults(YpChatConversationSummary.list(payload))
-        case "inboxResults": self = .inboxResults(YpChatConversationSummary.list(payload))
+        case "searchResults": self = YpChatUser.list(payload).map(Self.searchResults) ?? .malformed(name)
+        case "historyResults":
+            self = YpChatConversationSummary.list(payload).map(Self.historyResults) ?? .malformed(name)
+        case "inboxResults":
+            self = YpChatConversationSummary.list(payload).map(Self.inboxResults) ?? .malformed(name)
         case "unreadChats":
             self =
                 (payload?.intValue ?? payload?["count"]?.intValue ?? payload?["unreadChats"]?.intValue)

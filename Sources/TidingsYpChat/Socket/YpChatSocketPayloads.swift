@@ -40,9 +40,10 @@ public struct YpChatUser: Sendable, Equatable, Hashable {
         return .object(members)
     }
 
-    /// Users from an array payload, or from an object's `users` array; bad elements are skipped.
-    static func list(_ json: JSONValue?) -> [YpChatUser] {
-        (json?.arrayValue ?? json?["users"]?.arrayValue ?? []).compactMap(YpChatUser.init(json:))
+    /// Users from an array payload, or from an object's `users` array; bad elements are skipped; nil
+    /// when the payload is neither (a malformed event, which must not empty a list).
+    static func list(_ json: JSONValue?) -> [YpChatUser]? {
+        (json?.arrayValue ?? json?["users"]?.arrayValue)?.compactMap(YpChatUser.init(json:))
     }
 }
 
@@ -143,8 +144,9 @@ public struct YpChatConversationSummary: Sendable, Equatable, Hashable {
         return .object(members)
     }
 
-    static func list(_ json: JSONValue?) -> [YpChatConversationSummary] {
-        (json?.arrayValue ?? json?["conversations"]?.arrayValue ?? []).compactMap(Self.init(json:))
+    /// Summaries from an array payload or an object's `conversations` array; nil when neither.
+    static func list(_ json: JSONValue?) -> [YpChatConversationSummary]? {
+        (json?.arrayValue ?? json?["conversations"]?.arrayValue)?.compactMap(Self.init(json:))
     }
 }
 

@@ -36,4 +36,5 @@ struct DemoPart: Sendable {
 let demoParts: [DemoPart] = [
     coreDemoPart,
     kecalekDemoPart,
+    ypchatDemoPart,
 ]

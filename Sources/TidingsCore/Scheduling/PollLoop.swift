@@ -63,6 +63,7 @@ public actor PollLoop {
     private var requested = false
     private var pokes = 0
     private var pokeWaiter: CheckedContinuation<Void, Never>?
+    private var armedAtPoke = -1
     /// What the loop is doing now.
     public private(set) var state: State = .notStarted
     /// How many ticks have started.
@@ -110,11 +111,19 @@ public actor PollLoop {
                 await performTick()
             case .wait(let until, let reason):
                 state = .waiting(until: until, reason: reason)
+                armedAtPoke = pokes
                 broadcaster.publish(.waiting(until: until, reason: reason))
                 await wait(until: until)
             }
         }
         state = .finished
+    }
+
+    /// Whether the loop waits and has seen every change told to it since (tests settle on this before
+    /// moving a virtual clock, so a wait about to be replaced is not mistaken for the current one).
+    package var isWaitingOnCurrentState: Bool {
+        if case .waiting = state { return armedAtPoke == pokes }
+        return false
     }
 
     /// Asks for a tick as soon as holds allow; coalesced with any other request and, while a tick

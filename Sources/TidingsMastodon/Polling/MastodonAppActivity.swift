@@ -35,7 +35,9 @@ public struct MastodonPollSettings: Sendable, Hashable {
     public var backgroundRefreshInterval: Duration?
 
     /// Settings (Normal, no Wi-Fi restriction, the preset's background interval by default).
-    public init(preset: MastodonPollPreset = .normal, wifiOnly: Bool = false, backgroundRefreshInterval: Duration? = nil) {
+    public init(
+        preset: MastodonPollPreset = .normal, wifiOnly: Bool = false, backgroundRefreshInterval: Duration? = nil
+    ) {
         self.preset = preset
         self.wifiOnly = wifiOnly
         self.backgroundRefreshInterval = backgroundRefreshInterval

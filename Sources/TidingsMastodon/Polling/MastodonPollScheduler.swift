@@ -223,6 +223,11 @@ public actor MastodonPollScheduler {
         }
     }
 
+    /// How many callers share the refresh of a timeline in flight (0: none runs), for tests.
+    func refreshCallers(account key: String, timeline name: String) async -> Int {
+        await refreshes.callerCount(key: key + "\n" + name)
+    }
+
     static func outcome(of error: any Error) -> PollTickOutcome {
         switch error {
         case MastodonError.rateLimited:

@@ -34,7 +34,8 @@ public struct MastodonPollAccount: Sendable {
 public struct MastodonBackgroundRefreshReport: Sendable, Hashable {
     /// Accounts whose notifications (and unread count) were polled to the end.
     public var polled: [String] = []
-    /// Accounts left out: pushed and polled within 10 minutes, waiting for `Retry-After`, needing
+    /// Accounts left out: pushed and polled within 10 minutes, waiting for `Retry-After` or their rate
+    /// budget's reset, needing
     /// reauthentication, or everything while offline.
     public var skipped: [String] = []
     /// Accounts whose poll failed.

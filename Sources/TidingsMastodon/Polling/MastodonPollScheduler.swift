@@ -261,6 +261,8 @@ public actor MastodonPollScheduler {
                 report.skipped.append(key)
             } else if await state.loop.heldFor > .zero {
                 report.skipped.append(key)
+            } else if let gate = state.account.gate, await gate.pause() > .zero {
+                report.skipped.append(key)
             } else {
                 jobs.append((key, state.account.target))
             }

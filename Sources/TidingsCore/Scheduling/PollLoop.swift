@@ -106,14 +106,19 @@ public actor PollLoop {
     /// Runs until the calling task is cancelled.
     public func run() async {
         while !Task.isCancelled {
-            switch await nextStep() {
+            // A change told while the step was being decided (the schedule and the gate are awaited)
+            // makes the decision stale: decide again rather than tick offline or sleep past it.
+            let seen = pokes
+            let step = await nextStep()
+            if pokes != seen { continue }
+            switch step {
             case .tick:
                 await performTick()
             case .wait(let until, let reason):
                 state = .waiting(until: until, reason: reason)
-                armedAtPoke = pokes
+                armedAtPoke = seen
                 broadcaster.publish(.waiting(until: until, reason: reason))
-                await wait(until: until)
+                await wait(until: until, seen: seen)
             }
         }
         state = .finished
@@ -201,8 +206,7 @@ public actor PollLoop {
     // MARK: - Waiting
 
     /// Returns at `deadline` (nil: never), on a change (`poke`), or when the task is cancelled.
-    private func wait(until deadline: Duration?) async {
-        let seen = pokes
+    private func wait(until deadline: Duration?, seen: Int) async {
         await withTaskGroup(of: Void.self) { group in
             if let deadline {
                 let timeline = timeline

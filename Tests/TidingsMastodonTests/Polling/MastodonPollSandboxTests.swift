@@ -150,3 +150,30 @@ final class RecordingTransport: MastodonTransport {
         await world.scheduler.shutdown()
     }
 }
+
+/// The tiers from real capabilities (the sandbox's instance advertises a streaming URL).
+@Suite(.timeLimit(.minutes(1))) struct MastodonPollTierTests {
+    @Test func besideAStreamPollingIsASafetyNetUntilTheStreamGivesUp() async throws {
+        let sandbox = await MastodonSandboxFixture()
+        let capabilities = MastodonCapabilities(try await sandbox.client().instanceV2())
+        #expect(capabilities.offersStreaming)
+        let fixture = await PollingFixture()
+        await fixture.scheduler.updateAccount("a", capabilities: capabilities, push: .none)
+        #expect(await fixture.scheduler.plan(for: "a")?.schedule == .every(.seconds(300)))
+        await fixture.scheduler.updateAccount("a", capabilities: capabilities, push: .active)
+        #expect(await fixture.scheduler.plan(for: "a")?.schedule == .every(.seconds(600)))
+        await fixture.advance(599)
+        #expect(await fixture.tickSeconds() == [0])
+        await fixture.advance(1)
+        #expect(await fixture.tickSeconds() == [0, 600])
+        await fixture.scheduler.appStateChanged(.interaction)
+        #expect(await fixture.scheduler.plan(for: "a")?.schedule == .every(.seconds(600)))
+        await fixture.scheduler.setStreamOpen(false, account: "a")
+        #expect(await fixture.scheduler.plan(for: "a")?.schedule == .every(.seconds(30)))
+        await fixture.advance(30)
+        #expect(await fixture.tickSeconds() == [0, 600, 630], "the table again once the stream gave up")
+        await fixture.scheduler.appStateChanged(.foreground(false))
+        #expect(await fixture.scheduler.plan(for: "a")?.schedule == .onRequest)
+        await fixture.scheduler.shutdown()
+    }
+}

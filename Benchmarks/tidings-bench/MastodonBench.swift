@@ -2,11 +2,12 @@ import Foundation
 import TidingsCore
 import TidingsMastodon
 
-/// M2–M3 of issue 11: one refresh per timeline key, and page ingest with gap bookkeeping. (M1, the polling
-/// scheduler's request budget, needs the scheduler and is not here yet.)
+/// M1–M3 of issue 11: the polling scheduler's requests over a simulated day (MastodonPollBench.swift), one
+/// refresh per timeline key, and page ingest with gap bookkeeping.
 let mastodonSuite = BenchSuite(
-    name: "mastodon", abstract: "Mastodon timelines: coalesced refreshes, page ingest with gap bookkeeping"
+    name: "mastodon", abstract: "Mastodon: a polling day, coalesced refreshes, page ingest with gap bookkeeping"
 ) { reporter in
+    try await MastodonPollBench.run(reporter)
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("tidings-bench-mastodon-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

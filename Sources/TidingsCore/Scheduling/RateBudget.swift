@@ -115,6 +115,12 @@ public actor RateBudget {
         public var blockedFor: Duration
         /// How long the scope's halved refill rate still applies (`.zero` when at full rate).
         public var halvedFor: Duration
+        /// The scope's last `X-RateLimit-Remaining`, while the window it counted has not reset (`nil`
+        /// when the server never said, or once its `X-RateLimit-Reset` has passed).
+        public var serverRemaining: Int? = nil
+        /// How long until the scope's last `X-RateLimit-Reset` (`nil` when unknown or already past),
+        /// so a caller keeping a reserve (a poller) can pause until the window resets.
+        public var serverResetIn: Duration? = nil
     }
 
     private struct ScopeKey: Hashable {
@@ -132,6 +138,10 @@ public actor RateBudget {
         var bucket: TokenBucket
         var notBefore: Duration = .zero
         var backoff: Backoff
+        /// The server's last count and when its window resets, as said; reported by `status`, never
+        /// used to pace (the bucket already believes the lower count).
+        var serverRemaining: Int?
+        var serverResetAt: Duration?
     }
 
     private let configuration: Configuration
@@ -214,6 +224,10 @@ public actor RateBudget {
         if signal.statusCode == 429 { scope.bucket.lower(to: 0) }
         if let remaining = signal.remaining.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
             scope.bucket.lower(to: Double(remaining))
+            scope.serverRemaining = remaining
+            scope.serverResetAt = signal.reset.flatMap({ RateLimitReset.delay($0, now: serverNow) }).map {
+                now + min($0, maximum)
+            }
             if remaining <= 0, let reset = signal.reset.flatMap({ RateLimitReset.delay($0, now: serverNow) }) {
                 toldWhen = true
                 if reset > .zero {
@@ -255,10 +269,15 @@ public actor RateBudget {
         let scope = scopeState(key, at: now)
         hosts[key.host] = hostState
         scopes[key] = scope
+        // What the server said holds until its window resets; without a reset time, until it says more.
+        let resetIn = scope.serverResetAt.map { $0 - now }
+        let windowOpen = resetIn.map { $0 > .zero } ?? true
         return HostStatus(
             availableTokens: min(hostState.bucket.tokens, scope.bucket.tokens),
             blockedFor: max(.zero, max(hostState.notBefore, scope.notBefore) - now),
-            halvedFor: max(.zero, scope.bucket.penaltyUntil - now))
+            halvedFor: max(.zero, scope.bucket.penaltyUntil - now),
+            serverRemaining: windowOpen ? scope.serverRemaining : nil,
+            serverResetIn: resetIn.flatMap { $0 > .zero ? $0 : nil })
     }
 
     /// ``status(host:account:family:)`` of the scope without an account in the default family.

@@ -205,6 +205,9 @@ public final class TestClock: Clock, Sendable {
         return pendingSleepers >= count
     }
 
+    /// The earliest deadline a task sleeps until, if any (for drivers that step deadline by deadline).
+    package var earliestPendingDeadline: Instant? { earliestDeadline() }
+
     private func earliestDeadline() -> Instant? {
         state.withLock { locked in
             locked.sleepers.values.compactMap { state -> Instant? in

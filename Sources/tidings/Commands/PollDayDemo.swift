@@ -16,91 +16,107 @@ private final class SeededUnitRandom: Sendable {
 }
 
 /// What the simulated server answers at a given time of day.
-private enum PollOutcome {
+private enum ServerAnswer {
     case ok
     case unavailable
     case tooManyRequests(retryAfterSeconds: Int)
 }
 
-/// One day of a poller: every 2 minutes from 07:00 to 23:00, every 15 minutes at night; the server is down
-/// from 09:00 to 09:40 and answers 429 once at 15:00. All of it runs on a virtual clock in milliseconds.
+/// One day of TidingsCore's `PollLoop` (the scheduler every backend's polling runs on) against a simulated
+/// server: every 2 minutes from 07:00 to 23:00, every 15 minutes at night; the server is down from 09:00 to
+/// 09:40 (the loop backs off with full jitter, 30 s base, capped at 15 minutes) and answers 429 with
+/// `Retry-After: 300` from 15:00 to 15:02 (nothing goes before it ends). All on a virtual clock.
 func pollDayDemo() async {
     let clock = TestClock()
     let random = SeededUnitRandom(seed: 2026)
     let budget = RateBudget(configuration: .mastodon, clock: clock, random: { random.next() })
     let log = PollLog()
+    let host = "social.example"
 
-    func outcome(atSecond second: Int) -> PollOutcome {
-        if (9 * 3600)..<(9 * 3600 + 40 * 60) ~= second { return .unavailable }
-        if (15 * 3600)..<(15 * 3600 + 120) ~= second { return .tooManyRequests(retryAfterSeconds: 300) }
-        return .ok
-    }
-
-    let poller = Task {
-        var backoff = Backoff(base: .seconds(5), cap: .seconds(10 * 60), random: { random.next() })
-        while true {
-            try await budget.acquire(host: "social.example")
+    let loop = PollLoop(
+        clock: clock, random: { random.next() },
+        schedule: {
+            let hour = Int(clock.now.offset.components.seconds) / 3600
+            return .every((7..<23).contains(hour) ? .seconds(120) : .seconds(900))
+        },
+        tick: {
+            do {
+                try await budget.acquire(host: host)
+            } catch {
+                return .failed
+            }
             let second = Int(clock.now.offset.components.seconds)
-            guard second < 24 * 3600 else { return }
-            let delay: Duration
-            switch outcome(atSecond: second) {
+            switch serverAnswer(atSecond: second) {
             case .ok:
-                await budget.record(RateLimitSignal(statusCode: 200, headers: [:]), host: "social.example")
-                backoff.reset()
-                log.record(second: second, failed: false, note: nil)
-                let hour = second / 3600
-                delay = (7..<23).contains(hour) ? .seconds(120) : .seconds(900)
+                await budget.record(RateLimitSignal(statusCode: 200, headers: [:]), host: host)
+                log.record(second: second, note: nil)
+                return .success
             case .unavailable:
-                await budget.record(RateLimitSignal(statusCode: 503, headers: [:]), host: "social.example")
-                delay = backoff.nextDelay()
-                log.record(second: second, failed: true, note: "503, retry in \(formatted(delay))")
+                await budget.record(RateLimitSignal(statusCode: 503, headers: [:]), host: host)
+                log.record(second: second, note: "503")
+                return .failed
             case .tooManyRequests(let retryAfter):
                 let signal = RateLimitSignal(statusCode: 429, headers: ["Retry-After": String(retryAfter)])
-                await budget.record(signal, host: "social.example")
-                delay = .seconds(120)
-                log.record(second: second, failed: true, note: "429 with Retry-After: \(retryAfter)s")
+                await budget.record(signal, host: host)
+                log.record(second: second, note: "429 with Retry-After: \(retryAfter)s")
+                return .rateLimited(retryAfter: .seconds(retryAfter))
             }
-            try await clock.sleep(for: delay)
-        }
-    }
-    // Steps from one deadline to the next only while the poller sleeps, so the day is the same every run.
-    _ = try? await clock.run(until: poller, maxSteps: 100_000)
+        })
+    let task = Task { await loop.run() }
+    // Deadline by deadline, each tick finished before the clock moves on: the same day every run.
+    await PollLoopDriver.run([loop], clock: clock, until: VirtualInstant(offset: .seconds(24 * 3600)))
+    task.cancel()
+    await task.value
 
     let hours = log.requestsPerHour()
-    print("Polling: one virtual day, \(log.total) requests (\(log.failures) failed), rate budget 300 per 5 minutes.")
+    print(
+        "Polling: one virtual day of PollLoop, \(log.total) requests (\(log.failures) failed), rate budget 300 per 5 minutes."
+    )
     print("  requests per hour: " + hours.map(String.init).joined(separator: " "))
-    print("  failures, each followed by a jittered exponential backoff (5 s base, 10 min cap) or Retry-After:")
-    for line in log.notes { print("    \(line)") }
+    print("  failures, each followed by the next tick (full-jitter backoff, 30 s base, 15 min cap; or Retry-After):")
+    for line in log.failureLines() { print("    \(line)") }
 }
 
-private func formatted(_ duration: Duration) -> String {
-    let seconds = Int(duration.components.seconds)
-    return seconds >= 60 ? "\(seconds / 60)m\(String(format: "%02d", seconds % 60))s" : "\(seconds)s"
+private func serverAnswer(atSecond second: Int) -> ServerAnswer {
+    if (9 * 3600)..<(9 * 3600 + 40 * 60) ~= second { return .unavailable }
+    if (15 * 3600)..<(15 * 3600 + 120) ~= second { return .tooManyRequests(retryAfterSeconds: 300) }
+    return .ok
 }
 
 private func clockTime(_ second: Int) -> String {
     String(format: "%02d:%02d:%02d", second / 3600, (second / 60) % 60, second % 60)
 }
 
-/// The poller's record of the day.
+/// The loop's record of the day.
 private final class PollLog: Sendable {
     private struct State {
-        var perHour = [Int](repeating: 0, count: 24)
-        var failureCount = 0
-        var lines: [String] = []
+        var ticks: [(second: Int, note: String?)] = []
     }
     private let state = LockedState(State())
 
-    func record(second: Int, failed: Bool, note: String?) {
+    func record(second: Int, note: String?) {
+        state.withLock { locked in locked.ticks.append((second, note)) }
+    }
+
+    var total: Int { state.withLock { locked in locked.ticks.count } }
+    var failures: Int { state.withLock { locked in locked.ticks.filter { $0.note != nil }.count } }
+
+    func requestsPerHour() -> [Int] {
         state.withLock { locked in
-            locked.perHour[min(second / 3600, 23)] += 1
-            if failed { locked.failureCount += 1 }
-            if let note { locked.lines.append("\(clockTime(second))  \(note)") }
+            var perHour = [Int](repeating: 0, count: 24)
+            for tick in locked.ticks { perHour[min(tick.second / 3600, 23)] += 1 }
+            return perHour
         }
     }
 
-    var total: Int { state.withLock { locked in locked.perHour.reduce(0, +) } }
-    var failures: Int { state.withLock { locked in locked.failureCount } }
-    var notes: [String] { state.withLock { locked in locked.lines } }
-    func requestsPerHour() -> [Int] { state.withLock { locked in locked.perHour } }
+    /// Each failure with the time of the tick after it.
+    func failureLines() -> [String] {
+        state.withLock { locked in
+            locked.ticks.indices.compactMap { index in
+                guard let note = locked.ticks[index].note else { return nil }
+                let next = index + 1 < locked.ticks.count ? clockTime(locked.ticks[index + 1].second) : "—"
+                return "\(clockTime(locked.ticks[index].second))  \(note), next tick \(next)"
+            }
+        }
+    }
 }

@@ -1,0 +1,348 @@
+import TidingsCore
+
+/// `MastodonPollScheduler` decides when every signed-in account polls and what each tick asks, on
+/// TidingsCore's ``PollLoop`` (one per account) with ``MastodonPollPolicy``; the accounts' sync engines
+/// do the requests through ``MastodonPollTarget``.
+///
+/// Guarantees:
+/// - The app tells it its state through one call, ``appStateChanged(_:)``; every account's schedule is
+///   re-evaluated at once, and idleness (2 and 10 minutes without interaction) as time passes.
+/// - A tick makes at most 3 requests, in seed 002's order: the unread count; the timeline of the plan
+///   (the visible one; Home if visible in the last 5 minutes; none in the background or with
+///   "Wi-Fi only" on a metered path); notifications only when the count changed (or is not known yet).
+/// - Per account: backoff, `Retry-After`, the halved frequency, the rate budget's reserve, stopping on
+///   needs-reauthentication (resumed when its ``MastodonAuthorization`` signs in again) and offline
+///   (resumed on the path update) are the ``PollLoop``'s.
+/// - A timeline that appears is refreshed once, joining a refresh of it already in flight (a tick's
+///   or another appearance's), and never before a pending `Retry-After` ends.
+/// - A push wake asks the account for one tick, whatever the preset (Manual included).
+/// - ``backgroundRefresh(budget:)`` polls notifications and the unread count of every account (a
+///   pushed one only if its last poll is over 10 minutes old), never timelines, and cancels what is
+///   still in flight when its budget (25 s) ends; ``backgroundRefreshHint`` says when to schedule the
+///   next (the configured interval, never under 15 minutes).
+///
+/// Call ``shutdown()`` to stop every loop (the loops' tasks hold no strong reference to the scheduler).
+public actor MastodonPollScheduler {
+    private struct AccountState {
+        var account: MastodonPollAccount
+        let loop: PollLoop
+        let task: Task<Void, Never>
+        var watcher: Task<Void, Never>?
+        var lastUnread: Int?
+        var lastPollAt: Duration?
+        var homeVisibleAt: Duration?
+        var streamOpen: Bool?
+    }
+
+    private let clock: any Clock<Duration>
+    private let timeline: Timeline
+    private let configuration: PollLoopConfiguration
+    private let random: @Sendable () -> Double
+    private let refreshes = SingleFlight<String, Bool>()
+    private var accounts: [String: AccountState] = [:]
+    private var settings: MastodonPollSettings
+    private var foreground = true
+    private var activeAccount: String?
+    private var visibleTimeline: String?
+    private var lastInteraction: Duration
+    private var lowPower = false
+    private var path = MastodonNetworkPath.wifi
+
+    /// A scheduler with no account, in the foreground on an unmetered path, interacting now.
+    ///
+    /// - Parameters:
+    ///   - clock: Every interval and wait goes through it (`TestClock` in tests).
+    ///   - settings: The user's preset and "Wi-Fi only".
+    ///   - configuration: The loops' backoff and penalty.
+    ///   - random: Backoff jitter in `0..<1`.
+    public init(
+        clock: any Clock<Duration>, settings: MastodonPollSettings = MastodonPollSettings(),
+        configuration: PollLoopConfiguration = PollLoopConfiguration(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.clock = clock
+        self.timeline = Timeline(clock)
+        self.settings = settings
+        self.configuration = configuration
+        self.random = random
+        self.lastInteraction = .zero
+    }
+
+    // MARK: - Accounts
+
+    /// Starts polling an account (replacing one with the same key). Its first tick comes at once when
+    /// its schedule has a timer.
+    public func addAccount(_ account: MastodonPollAccount) async {
+        removeAccount(account.key)
+        let key = account.key
+        let loop = PollLoop(
+            clock: clock, configuration: configuration, gate: account.gate, random: random,
+            schedule: { [weak self] in await self?.plan(for: key)?.schedule ?? .onRequest },
+            tick: { [weak self] in await self?.tick(key) ?? .success })
+        let task = Task { await loop.run() }
+        var state = AccountState(account: account, loop: loop, task: task)
+        if let authorization = account.authorization {
+            let changes = authorization.changes()
+            state.watcher = Task {
+                for await _ in changes where authorization.authState == .signedIn {
+                    await loop.resume()
+                }
+            }
+        }
+        accounts[key] = state
+        await loop.setNetworkSatisfied(path.satisfied)
+    }
+
+    /// Stops polling an account.
+    public func removeAccount(_ key: String) {
+        guard let state = accounts.removeValue(forKey: key) else { return }
+        state.task.cancel()
+        state.watcher?.cancel()
+    }
+
+    /// New capabilities or push registration of an account (its tiers are chosen again).
+    public func updateAccount(
+        _ key: String, capabilities: MastodonCapabilities?, push: MastodonPushRegistration
+    ) async {
+        accounts[key]?.account.capabilities = capabilities
+        accounts[key]?.account.push = push
+        await rescheduleAll()
+    }
+
+    /// The engine tells whether the account's user stream is actually open; a stream that gave up
+    /// (`false`) puts the account back on the adaptive table instead of the safety net.
+    public func setStreamOpen(_ open: Bool, account key: String) async {
+        accounts[key]?.streamOpen = open
+        await rescheduleAll()
+    }
+
+    /// Restarts an account stopped by a refusal, once the app signed it in again (done on its own
+    /// when the account came with its ``MastodonAuthorization``).
+    public func resumeAccount(_ key: String) async {
+        await accounts[key]?.loop.resume()
+    }
+
+    /// Stops every account's loop.
+    public func shutdown() {
+        for key in Array(accounts.keys) { removeAccount(key) }
+    }
+
+    /// An account's loop (its state and events), for diagnostics and tests.
+    public func pollLoop(for key: String) -> PollLoop? { accounts[key]?.loop }
+
+    // MARK: - The app's state
+
+    /// The one way the app tells polling what it is doing.
+    public func appStateChanged(_ event: MastodonAppEvent) async {
+        let now = timeline.elapsed
+        switch event {
+        case .foreground(let isForeground):
+            noteHomeLeaving(now)
+            foreground = isForeground
+            if isForeground { lastInteraction = now }
+        case .activeAccount(let key):
+            noteHomeLeaving(now)
+            activeAccount = key
+        case .visibleTimeline(let name):
+            noteHomeLeaving(now)
+            visibleTimeline = name
+        case .interaction:
+            lastInteraction = now
+        case .lowPower(let on):
+            lowPower = on
+        case .networkPath(let newPath):
+            path = newPath
+            for state in accounts.values { await state.loop.setNetworkSatisfied(newPath.satisfied) }
+        case .settings(let newSettings):
+            settings = newSettings
+        }
+        await rescheduleAll()
+    }
+
+    /// A push arrived for the account: one tick, whatever the preset.
+    public func pushArrived(account key: String) async {
+        await accounts[key]?.loop.requestTick()
+    }
+
+    /// A timeline appeared on screen: one refresh of it, joining one in flight; waits for a pending
+    /// `Retry-After` first; nothing offline or for an unknown account.
+    ///
+    /// - Returns: Whether a refresh ran (joined or started).
+    /// - Throws: The refresh's error (a ``MastodonError``), or `CancellationError`.
+    @discardableResult
+    public func timelineAppeared(_ name: String, account key: String) async throws -> Bool {
+        guard let state = accounts[key], path.satisfied else { return false }
+        let held = await state.loop.heldFor
+        if held > .zero { try await timeline.sleep(for: held) }
+        return try await refresh(name, key: key, target: state.account.target)
+    }
+
+    /// When the app should schedule its next background refresh from now: the configured interval,
+    /// never under 15 minutes.
+    public var backgroundRefreshHint: Duration {
+        max(.seconds(900), settings.backgroundRefreshInterval ?? settings.preset.backgroundRefreshInterval)
+    }
+
+    /// The plan of an account now (`nil` for an unknown account).
+    public func plan(for key: String) -> MastodonPollPlan? {
+        guard let state = accounts[key] else { return nil }
+        let now = timeline.elapsed
+        let isActive = key == activeAccount
+        let visible = foreground && isActive ? visibleTimeline : nil
+        let homeRecently =
+            visible == MastodonTimelineKey.homeTimeline
+            || state.homeVisibleAt.map { now - $0 <= .seconds(300) } ?? false
+        let inputs = MastodonPollInputs(
+            tiers: tiers(state, isActive: isActive), activeAccount: isActive,
+            interaction: MastodonInteraction(idleFor: now - lastInteraction), lowPower: lowPower, path: path,
+            settings: settings, visibleTimeline: visible, homeVisibleRecently: homeRecently)
+        return MastodonPollPolicy.plan(inputs)
+    }
+
+    // MARK: - Ticks
+
+    private func tick(_ key: String) async -> PollTickOutcome {
+        guard let state = accounts[key], let plan = plan(for: key) else { return .success }
+        let target = state.account.target
+        do {
+            let count = try await target.pollUnreadCount()
+            if let name = plan.timeline { _ = try await refresh(name, key: key, target: target) }
+            if accounts[key]?.lastUnread != count { try await target.pollNotifications() }
+            accounts[key]?.lastUnread = count
+            accounts[key]?.lastPollAt = timeline.elapsed
+            return .success
+        } catch {
+            return Self.outcome(of: error)
+        }
+    }
+
+    private func refresh(_ name: String, key: String, target: any MastodonPollTarget) async throws -> Bool {
+        try await refreshes.run(key: key + "\n" + name) {
+            try await target.pollTimeline(name)
+            return true
+        }
+    }
+
+    /// How many callers share the refresh of a timeline in flight (0: none runs), for tests.
+    func refreshCallers(account key: String, timeline name: String) async -> Int {
+        await refreshes.callerCount(key: key + "\n" + name)
+    }
+
+    static func outcome(of error: any Error) -> PollTickOutcome {
+        switch error {
+        case MastodonError.rateLimited:
+            let seconds = (error as? MastodonError)?.retryAfterSeconds
+            return .rateLimited(retryAfter: seconds.map { Duration.seconds($0) })
+        case MastodonError.unauthorized, MastodonError.needsReauthentication:
+            return .needsReauthentication
+        default:
+            return .failed
+        }
+    }
+
+    // MARK: - Background refresh
+
+    /// The system's background refresh: notifications and the unread count of every account that
+    /// needs it, concurrently, within `budget`; what is in flight when it ends is cancelled (the
+    /// engine keeps what it stored). Never timelines.
+    public func backgroundRefresh(budget: Duration = .seconds(25)) async -> MastodonBackgroundRefreshReport {
+        var report = MastodonBackgroundRefreshReport()
+        report.nextRefreshIn = backgroundRefreshHint
+        let now = timeline.elapsed
+        var jobs: [(key: String, target: any MastodonPollTarget)] = []
+        for key in accounts.keys.sorted() {
+            guard let state = accounts[key] else { continue }
+            let loopState = await state.loop.state
+            let recentlyPolled = state.lastPollAt.map { now - $0 <= .seconds(600) } ?? false
+            if !path.satisfied || state.account.authorization?.authState == .needsReauthentication
+                || loopState == .waiting(until: nil, reason: .needsReauthentication)
+                || (state.account.push == .active && recentlyPolled)
+            {
+                report.skipped.append(key)
+            } else if await state.loop.heldFor > .zero {
+                report.skipped.append(key)
+            } else if let gate = state.account.gate, await gate.pause() > .zero {
+                report.skipped.append(key)
+            } else {
+                jobs.append((key, state.account.target))
+            }
+        }
+        guard !jobs.isEmpty else { return report }
+        let timeline = timeline
+        let results = await withTaskGroup(of: (String, BackgroundResult)?.self) { group in
+            group.addTask {
+                try? await timeline.sleep(for: budget)
+                return nil
+            }
+            for job in jobs {
+                group.addTask {
+                    do {
+                        try await job.target.pollNotifications()
+                        return (job.key, .polled(try await job.target.pollUnreadCount()))
+                    } catch {
+                        return (job.key, Task.isCancelled ? .cutShort : .failed)
+                    }
+                }
+            }
+            var results: [(String, BackgroundResult)] = []
+            while let next = await group.next() {
+                guard let next else {
+                    group.cancelAll()
+                    continue
+                }
+                results.append(next)
+                if results.count == jobs.count { group.cancelAll() }
+            }
+            return results
+        }
+        let end = timeline.elapsed
+        for (key, result) in results.sorted(by: { $0.0 < $1.0 }) {
+            switch result {
+            case .polled(let count):
+                report.polled.append(key)
+                accounts[key]?.lastUnread = count
+                accounts[key]?.lastPollAt = end
+            case .failed: report.failed.append(key)
+            case .cutShort: report.cutShort.append(key)
+            }
+        }
+        return report
+    }
+
+    private enum BackgroundResult: Sendable {
+        case polled(Int)
+        case failed
+        case cutShort
+    }
+
+    // MARK: - State
+
+    private func tiers(_ state: AccountState, isActive: Bool) -> MastodonTiers {
+        let auth = state.account.authorization?.authState ?? .signedIn
+        var tiers: MastodonTiers
+        if let capabilities = state.account.capabilities {
+            let app = MastodonAppState(foreground: foreground, online: path.satisfied, isActiveAccount: isActive)
+            tiers = MastodonTierPolicy.tiers(
+                capabilities: capabilities, app: app, push: state.account.push, auth: auth)
+        } else {
+            let polling: MastodonTiers.Polling =
+                auth != .signedIn || !path.satisfied ? .stopped : foreground ? .adaptive : .backgroundRefresh
+            tiers = MastodonTiers(push: state.account.push == .active, streaming: false, polling: polling)
+        }
+        if case .safetyNet = tiers.polling, state.streamOpen == false {
+            tiers.streaming = false
+            tiers.polling = .adaptive
+        }
+        return tiers
+    }
+
+    /// Home stops being visible for the active account: remember when, for "visible in the last 5 minutes".
+    private func noteHomeLeaving(_ now: Duration) {
+        guard foreground, visibleTimeline == MastodonTimelineKey.homeTimeline, let key = activeAccount else { return }
+        accounts[key]?.homeVisibleAt = now
+    }
+
+    private func rescheduleAll() async {
+        for loop in accounts.values.map(\.loop) { await loop.reschedule() }
+    }
+}

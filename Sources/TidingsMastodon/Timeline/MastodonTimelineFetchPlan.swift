@@ -82,11 +82,17 @@ public struct MastodonTimelinePage: Sendable {
     /// for `min_id` pages), `false` when it has none, `nil` when the server sent no `Link` header. When
     /// known it wins over the count, since servers return short pages while more remain (filters).
     public var hasMore: Bool?
+    /// For a refresh (`min_id`) page: the newest ID the server paged over (the `Link` header's `prev`
+    /// `min_id`), which may be newer than every item shown when server-side filters dropped the newest
+    /// ones. The store keeps it, so the next refresh starts above it instead of asking for the same
+    /// filtered rows again.
+    public var newerCursor: ServerID?
 
     /// A page of `items`.
-    public init(items: [Item], hasMore: Bool? = nil) {
+    public init(items: [Item], hasMore: Bool? = nil, newerCursor: ServerID? = nil) {
         self.items = items
         self.hasMore = hasMore
+        self.newerCursor = newerCursor
     }
 
     /// Whether the page says more remains beyond it for a plan of `limit`.

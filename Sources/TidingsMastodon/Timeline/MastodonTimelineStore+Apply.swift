@@ -52,7 +52,10 @@ extension MastodonTimelineStore {
         case .cold, .newer:
             let newest = current.last(where: { !$0.isGap })?.statusID
             let above = fresh.filter { newest == nil || $0.id > newest! }
-            guard !above.isEmpty else { break }
+            guard !above.isEmpty else {
+                try recordNewerCursor(page.newerCursor, key: key, in: db)
+                break
+            }
             var position = (current.last?.position ?? 0) + 1
             if newest != nil && full {
                 try insertEntry(key, position: position, content: .gap(.open), in: db)
@@ -64,6 +67,7 @@ extension MastodonTimelineStore {
                 position += 1
             }
             result.inserted = above.count
+            try recordNewerCursor(page.newerCursor, key: key, in: db)
         case .older:
             let oldest = current.first(where: { !$0.isGap })?.statusID
             let below = fresh.filter { oldest == nil || $0.id < oldest! }

@@ -156,7 +156,7 @@ public actor MastodonAccountEngine: MastodonPollTarget {
     func afterPage(_ key: MastodonTimelineKey, _ result: MastodonTimelineApplyResult) throws {
         if result.updated > 0 { try reapplyPendingEffects() }
         if result.inserted > 0 || result.updated > 0 || result.gapClosed || result.gapUnfillable
-            || result.gapInserted
+            || result.gapInserted || result.cursorMoved
         {
             broadcaster.publish(.timeline(key, inserted: result.inserted))
         }
@@ -181,13 +181,18 @@ public actor MastodonAccountEngine: MastodonPollTarget {
     static func fetchPage(
         client: MastodonAPIClient, key: MastodonTimelineKey, plan: MastodonTimelineFetchPlan
     ) async throws -> MastodonTimelinePage {
-        let range = MastodonPageRange(minID: plan.minID, maxID: plan.maxID, limit: plan.limit)
-        let page: MastodonPage<MastodonStatus>
-        switch key.timeline {
-        case MastodonTimelineKey.homeTimeline: page = try await client.homeTimeline(range)
-        case "public": page = try await client.publicTimeline(local: false, range)
-        case "local": page = try await client.publicTimeline(local: true, range)
-        default: throw MastodonError(.unsupported, detail: "timeline \(key.timeline)")
+        var range = MastodonPageRange(minID: plan.minID, maxID: plan.maxID, limit: plan.limit)
+        var page = try await fetchStatuses(client: client, timeline: key.timeline, range)
+        // Inside a gap there is no cached status to keep a cursor on: a page the server filtered empty is
+        // followed by its `Link` (a few hops at most), so filters never make a fillable gap look unfillable.
+        if case .gap(_, let side, _) = plan.anchor {
+            for _ in 0..<maximumFilteredHops where page.items.isEmpty && page.skipped == 0 {
+                guard let next = side == .newer ? page.older : page.newer else { break }
+                range = MastodonPageRange(
+                    minID: side == .older ? next.minID : nil, maxID: side == .newer ? next.maxID : nil,
+                    limit: plan.limit)
+                page = try await fetchStatuses(client: client, timeline: key.timeline, range)
+            }
         }
         var items: [MastodonTimelinePage.Item] = []
         for status in page.items {
@@ -199,14 +204,30 @@ public actor MastodonAccountEngine: MastodonPollTarget {
         case .older, .gap(_, .newer, _):
             // `max_id` pages: `next` is the only sign that more remain (pages come back short under filters).
             let linked = page.older != nil || page.newer != nil
-            return MastodonTimelinePage(items: items, hasMore: linked ? page.older != nil : nil)
+            return MastodonTimelinePage(
+                items: items, hasMore: linked ? page.older != nil : nil, olderCursor: page.older?.maxID)
         case .cold, .newer, .gap(_, .older, _):
             // `min_id` pages: `prev` is sent whether or not anything newer remains, so it says nothing about
             // fullness. A page is full when it has `limit` rows, or when some were dropped (undecodable, or
             // filtered: the cursor is above the newest shown) — then a gap, never a silent hole.
             let filtered = cursor.map { newest == nil || $0 > newest! } ?? false
             let full = items.count >= plan.limit || page.skipped > 0 || filtered
-            return MastodonTimelinePage(items: items, hasMore: full, newerCursor: cursor)
+            return MastodonTimelinePage(
+                items: items, hasMore: full, newerCursor: cursor, olderCursor: page.older?.maxID)
+        }
+    }
+
+    /// How many further pages a gap load follows when the server filtered a page empty.
+    static let maximumFilteredHops = 8
+
+    static func fetchStatuses(
+        client: MastodonAPIClient, timeline: String, _ range: MastodonPageRange
+    ) async throws -> MastodonPage<MastodonStatus> {
+        switch timeline {
+        case MastodonTimelineKey.homeTimeline: return try await client.homeTimeline(range)
+        case "public": return try await client.publicTimeline(local: false, range)
+        case "local": return try await client.publicTimeline(local: true, range)
+        default: throw MastodonError(.unsupported, detail: "timeline \(timeline)")
         }
     }
 

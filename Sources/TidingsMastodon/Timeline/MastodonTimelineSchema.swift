@@ -60,8 +60,9 @@ public enum MastodonTimelineSchema {
                 try db.executeScript(
                     """
                     CREATE TABLE mastodon_timeline_cursors(
-                        account TEXT NOT NULL, timeline TEXT NOT NULL, newer_min_id TEXT NOT NULL,
-                        PRIMARY KEY(account, timeline)) WITHOUT ROWID;
+                        account TEXT NOT NULL, timeline TEXT NOT NULL, side TEXT NOT NULL,
+                        cursor_id TEXT NOT NULL, anchor_id TEXT,
+                        PRIMARY KEY(account, timeline, side)) WITHOUT ROWID;
                     CREATE TABLE mastodon_notification_groups(
                         account TEXT NOT NULL, group_key TEXT NOT NULL, most_recent_id TEXT NOT NULL,
                         payload BLOB NOT NULL, fetched_at INTEGER NOT NULL,

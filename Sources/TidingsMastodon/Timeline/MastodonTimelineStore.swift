@@ -92,7 +92,7 @@ public final class MastodonTimelineStore: Sendable {
     ) throws -> MastodonTimelineFetchPlan {
         let entries = try entries(key, in: db)
         let plan = try MastodonTimelinePlanner.plan(request, entries: entries, limit: limit, serverCap: serverCap)
-        return try applyingNewerCursor(plan, key: key, in: db)
+        return try applyingCursors(plan, request: request, key: key, in: db)
     }
 
     // MARK: Payloads

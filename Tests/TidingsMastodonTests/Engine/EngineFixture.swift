@@ -84,7 +84,7 @@ struct EngineFixture {
         var refreshes = 0
         while refreshes < 200 {
             let result = try await engine.refresh(timeline)
-            guard result.inserted > 0 || result.gapInserted else { break }
+            guard result.inserted > 0 || result.gapInserted || result.cursorMoved else { break }
             refreshes += 1
         }
         for _ in 0..<200 {

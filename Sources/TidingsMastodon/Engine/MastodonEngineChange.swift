@@ -15,6 +15,8 @@ public enum MastodonEngineChange: Sendable, Equatable {
     case unread(count: Int, flag: Bool)
     /// A read marker moved (locally or from the server).
     case marker(MastodonMarkerTimeline, ServerID)
+    /// The server accepted this device's markers (`POST /api/v1/markers`); nil for a timeline not posted.
+    case markersSaved(home: ServerID?, notifications: ServerID?)
     /// An optimistic action was written and is pending on the server.
     case actionPending(MastodonPendingAction)
     /// The server confirmed an action; its pending flag is gone.

@@ -126,6 +126,7 @@ extension MastodonAccountEngine {
                     try await self.client.saveMarkers(home: home, notifications: notifications)
                 }
                 try mergeServerMarkers(saved)
+                broadcaster.publish(.markersSaved(home: home, notifications: notifications))
                 return
             } catch let error as MastodonError where error == .conflict {
                 try mergeServerMarkers(try await guarded { try await self.client.markers() })

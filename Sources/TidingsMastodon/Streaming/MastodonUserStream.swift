@@ -12,7 +12,8 @@ import TidingsNet
 ///   reader's state; `notification` triggers one notifications poll per burst (``notificationCoalescing``);
 ///   `filters_changed` calls the app's `onFiltersChanged`.
 /// - After every (re)connect the engine backfills from its newest cached IDs (a refresh and a notifications
-///   poll), so nothing sent while the socket was down is lost, and nothing is stored twice.
+///   poll) before the stream reports ``MastodonStreamState/open`` and reads its events, so nothing sent while
+///   the socket was down is lost, and nothing is stored twice.
 /// - Failures are retried with jittered backoff on the injected clock; five in a row (a connection that
 ///   dropped within 30 s of opening counts as one) and it gives up with a reason (``state``) until
 ///   ``resume()``. A refused token gives up at once.
@@ -150,8 +151,11 @@ public actor MastodonUserStream {
                 }
                 self.connection = connection
                 openedAt = timeline.elapsed
+                // Catch up before reading: events sent meanwhile wait in the socket's buffer and are applied
+                // after the backfill, so a deletion still removes what the backfill fetched.
+                await backfill()
+                guard generation == self.generation, !Task.isCancelled else { break }
                 state = .open
-                Task { await self.backfill() }
                 for try await message in connection.messages {
                     guard generation == self.generation else { break }
                     await handle(message)

@@ -25,6 +25,7 @@ struct MarkerSyncTests {
         try await fixture.engine.syncMarkers()
         #expect(try await fixture.engine.unreadPostCount() == 5)
 
+        var changes = fixture.engine.changes().makeAsyncIterator()
         try await fixture.engine.markRead(.home, upTo: ids[1])
         try await fixture.engine.markRead(.home, upTo: ids[2])
         try await fixture.engine.markRead(.home, upTo: ids[3])
@@ -34,6 +35,12 @@ struct MarkerSyncTests {
         await fixture.clock.advance(by: .seconds(9))
         #expect(await fixture.engine.markerPostCount == 0)
         await fixture.clock.advance(by: .seconds(1))
+        while let change = await changes.next() {
+            if case .markersSaved(let home, _) = change {
+                #expect(home == ids[3])
+                break
+            }
+        }
         #expect(await fixture.engine.markerPostCount == 1)
         #expect(try await serverMarkers(fixture).home?.lastReadID == ids[3])
 

@@ -11,7 +11,9 @@ import TidingsSandboxKit
 /// accounts, boosts, edits, deletes, mentions and favourites that notify the reader) interleaved with random
 /// client operations (refresh, load older, gap loads from either side, favourite / bookmark / boost and their
 /// undo, notification and unread polls, reading and marker syncs, going to the background, deletion
-/// re-checks, restarts of the store, server errors and drops on the next request).
+/// re-checks, restarts of the store, server errors and drops on the next request, the user stream started and
+/// dropped — its events then arrive concurrently with the other operations, so a seed's interleaving is not
+/// exactly reproducible, while every invariant must hold for any interleaving).
 ///
 /// After every step: no duplicate in the cached home, statuses in strictly descending `ServerID` order, the
 /// local markers never moved backwards. After quiescence (faults off, outbox replayed, every gap loaded, the
@@ -87,6 +89,8 @@ struct EngineModel {
     var failure: String?
     var lastMarkers: [MastodonMarkerTimeline: ServerID] = [:]
     let hidden: String?
+    /// The user stream, while the model has it running (never on Nextcloud Social, which offers none).
+    var stream: MastodonUserStream?
 
     init(seed: UInt64, directory: URL) async throws {
         self.seed = seed
@@ -133,6 +137,10 @@ struct EngineModel {
                 try await serverStep()
             } else {
                 try await clientStep()
+            }
+            if stream != nil {
+                // Let the stream's coalescing windows (and backoff) run on the virtual clock now and then.
+                await clock.advance(by: .seconds(Int64.random(in: 0...4, using: &rng)))
             }
             try await checkAlways()
             if failure != nil { return }
@@ -190,7 +198,7 @@ struct EngineModel {
             history.append("fault: \(fault) on the next request")
         }
         let cached = try await engine.entries().compactMap(\.statusID)
-        let operation = Int.random(in: 0..<11, using: &rng)
+        let operation = Int.random(in: 0..<13, using: &rng)
         do {
             switch operation {
             case 0, 1:
@@ -230,8 +238,22 @@ struct EngineModel {
             case 9:
                 let deleted = try await engine.recheckCachedStatuses(limit: Int.random(in: 1...10, using: &rng))
                 history.append("recheck: \(deleted) deleted")
-            default:
+            case 10:
                 try await restart()
+            case 11:
+                if let stream {
+                    await stream.resume()
+                } else {
+                    let started = MastodonUserStream(
+                        engine: engine, connector: MastodonSandboxServer.inProcessStreamConnector(http), clock: clock)
+                    await started.start()
+                    stream = started
+                }
+                history.append("stream started")
+            default:
+                guard let stream else { return }
+                await stream.stop()
+                history.append("stream dropped")
             }
         } catch let error as MastodonError where error == .server || error == .transport {
             history.append("  failed: \(error)")
@@ -239,6 +261,8 @@ struct EngineModel {
     }
 
     mutating func restart() async throws {
+        await stream?.stop()
+        stream = nil
         await clock.run()  // a pending debounced marker post runs (or fails) before the process ends
         store.database.close()
         let clock = clock
@@ -267,6 +291,12 @@ struct EngineModel {
     }
 
     mutating func quiesce() async throws {
+        if let stream {
+            let triggered = await (stream.refreshesTriggered, stream.notificationPollsTriggered, stream.state)
+            history.append("stream: \(triggered.0) refreshes, \(triggered.1) polls, \(triggered.2)")
+        }
+        await stream?.stop()
+        stream = nil
         faults.clear()
         await clock.run()
         history.append("— quiescence —")

@@ -110,8 +110,12 @@ extension MastodonAccountEngine {
                 try self.store.removePending(pending.id, account: self.account, in: db)
                 if pending.action.targetsAccount { return false }
                 if deleteTarget {
-                    return try self.store.delete(account: self.account, id: pending.target, in: db) > 0
-                        || (try self.cachedStatus(pending.target, in: db)) == nil
+                    // The server has no such status: neither the cached one nor the one it boosts stays.
+                    if let inner = try self.cachedStatus(pending.target, in: db)?.reblog?.id {
+                        try self.store.delete(account: self.account, id: inner, in: db)
+                    }
+                    try self.store.delete(account: self.account, id: pending.target, in: db)
+                    return true
                 }
                 if let cached = try self.cachedStatus(pending.target, in: db) {
                     try self.writeStatus(Self.applying(pending.action.inverse, to: cached), in: db)

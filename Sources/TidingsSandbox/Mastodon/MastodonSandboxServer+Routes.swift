@@ -259,7 +259,13 @@ extension MastodonSandboxServer {
     // MARK: - Actions
 
     func statusAction(_ action: String, id: String, viewer: String) -> SandboxHTTPResponse {
-        guard let index = liveIndex(id) else { return error(404, "Record not found") }
+        guard var index = liveIndex(id) else { return error(404, "Record not found") }
+        // As on Mastodon, an action on a boost acts on the boosted status (a boost of a boost is the original's).
+        if let original = statuses[index].reblogOf {
+            guard let resolved = liveIndex(original) else { return error(404, "Record not found") }
+            index = resolved
+        }
+        let id = statuses[index].id
         let author = statuses[index].accountID
         switch action {
         case "favourite":

@@ -42,9 +42,12 @@ struct EngineModelTests {
         }
         var keyword = MastodonSandboxVariant.mastodon
         keyword.hiddenKeyword = "#hidden"
+        var capped = MastodonSandboxVariant.mastodon
+        capped.feedCap = 25
         return [
             ("mastodon", lenient(.mastodon)), ("gotosocial", lenient(.goToSocial)), ("pleroma", lenient(.pleroma)),
             ("nextcloud", lenient(.nextcloud)), ("mastodon+filter", lenient(keyword)),
+            ("mastodon+cap", lenient(capped)),
         ]
     }()
 
@@ -339,12 +342,28 @@ struct EngineModel {
             range = page.older
         }
         let cached = try await engine.entries()
-        let cachedIDs = cached.compactMap(\.statusID).reversed().map { $0 }
-        if cached.contains(where: \.isGap) { failure = "a gap is left: \(cached)" }
-        if cachedIDs != serverHome.map(\.id) {
-            failure = "cache \(cachedIDs) ≠ server \(serverHome.map(\.id))"
+        let feed = serverHome.map(\.id)
+        // With a feed cap, statuses older than the feed may stay cached (fetched while they were in it): they
+        // must still exist, and lie below an unfillable gap or the feed's end; what the feed holds must be
+        // cached exactly, above any gap.
+        let oldestInFeed = feed.last
+        let cachedIDs = cached.compactMap(\.statusID).reversed().filter { id in oldestInFeed.map { id >= $0 } ?? false }
+        let belowFeed = cached.compactMap(\.statusID).filter { id in oldestInFeed.map { id < $0 } ?? true }
+        for (index, entry) in cached.enumerated() where entry.isGap {
+            let above = cached[(index + 1)...].first { !$0.isGap }?.statusID
+            let insideFeed = above.map { above in oldestInFeed.map { above > $0 } ?? true } ?? true
+            if entry.content == .gap(.open) || insideFeed {
+                failure = "a gap is left at \(entry.position) below \(String(describing: above)): \(cached)"
+            }
+        }
+        if cachedIDs != feed {
+            failure = "cache \(cachedIDs) ≠ server \(feed)"
             return
         }
+        for id in belowFeed {
+            if (try? await alice.status(id: id)) == nil { failure = "\(id), below the feed, is deleted or unreadable" }
+        }
+        if !belowFeed.isEmpty && !variantName.hasSuffix("cap") { failure = "cached below the end: \(belowFeed)" }
         for status in serverHome {
             guard let mine = try await engine.status(status.id) else {
                 failure = "\(status.id) not readable"

@@ -82,11 +82,23 @@ public struct MastodonTimelinePage: Sendable {
     /// for `min_id` pages), `false` when it has none, `nil` when the server sent no `Link` header. When
     /// known it wins over the count, since servers return short pages while more remain (filters).
     public var hasMore: Bool?
+    /// For a refresh (`min_id`) page: the newest ID the server paged over (the `Link` header's `prev`
+    /// `min_id`), which may be newer than every item shown when server-side filters dropped the newest
+    /// ones. The store keeps it, so the next refresh starts above it instead of asking for the same
+    /// filtered rows again.
+    public var newerCursor: ServerID?
+    /// For a cold or `max_id` page: the oldest ID the server paged over (the `Link` header's `next` `max_id`),
+    /// which may be older than every item shown; loading older starts below it.
+    public var olderCursor: ServerID?
 
     /// A page of `items`.
-    public init(items: [Item], hasMore: Bool? = nil) {
+    public init(
+        items: [Item], hasMore: Bool? = nil, newerCursor: ServerID? = nil, olderCursor: ServerID? = nil
+    ) {
         self.items = items
         self.hasMore = hasMore
+        self.newerCursor = newerCursor
+        self.olderCursor = olderCursor
     }
 
     /// Whether the page says more remains beyond it for a plan of `limit`.
@@ -107,6 +119,9 @@ public struct MastodonTimelineApplyResult: Sendable, Equatable {
     public var gapUnfillable = false
     /// An older page reached the end of what the server has.
     public var reachedEnd = false
+    /// A refresh page's `Link` cursor moved past rows the server did not show (filtered): newer statuses
+    /// may remain, so another refresh is worth it even when nothing was inserted.
+    public var cursorMoved = false
 
     /// A result with nothing done.
     public init() {}

@@ -12,12 +12,15 @@ public enum MastodonTimelineSchema {
     static let notifications = "mastodon_notifications"
     static let accounts = "mastodon_accounts"
     static let outbox = "mastodon_outbox"
+    static let cursors = "mastodon_timeline_cursors"
+    static let notificationGroups = "mastodon_notification_groups"
 
     /// The schema to open a `SQLiteDatabase` with.
     public static let schema = SQLiteSchema(
         tables: [
             .disposable(statuses), .disposable(entries), .disposable(tombstones), .disposable(notifications),
-            .durable(accounts), .durable(outbox),
+            .durable(accounts), .durable(outbox), .disposable(cursors), .disposable(notificationGroups),
+            SQLiteMarkerStorage.table,
         ],
         migrations: [
             .init(version: 1, name: "mastodon timelines") { db in
@@ -51,6 +54,22 @@ public enum MastodonTimelineSchema {
                         id INTEGER PRIMARY KEY, account TEXT NOT NULL, action TEXT NOT NULL,
                         target_id TEXT NOT NULL, created_at INTEGER NOT NULL);
                     """)
-            }
+            },
+            .init(version: 2, name: "mastodon engine") { db in
+                // Additive only: the durable outbox and accounts are never rebuilt by a migration.
+                try db.executeScript(
+                    """
+                    CREATE TABLE mastodon_timeline_cursors(
+                        account TEXT NOT NULL, timeline TEXT NOT NULL, side TEXT NOT NULL,
+                        cursor_id TEXT NOT NULL, anchor_id TEXT,
+                        PRIMARY KEY(account, timeline, side)) WITHOUT ROWID;
+                    CREATE TABLE mastodon_notification_groups(
+                        account TEXT NOT NULL, group_key TEXT NOT NULL, most_recent_id TEXT NOT NULL,
+                        payload BLOB NOT NULL, fetched_at INTEGER NOT NULL,
+                        PRIMARY KEY(account, group_key)) WITHOUT ROWID;
+                    CREATE INDEX mastodon_outbox_account ON mastodon_outbox(account, id);
+                    """)
+                try SQLiteMarkerStorage.createTable(db)
+            },
         ])
 }

@@ -52,7 +52,10 @@ extension MastodonTimelineStore {
         case .cold, .newer:
             let newest = current.last(where: { !$0.isGap })?.statusID
             let above = fresh.filter { newest == nil || $0.id > newest! }
-            guard !above.isEmpty else { break }
+            guard !above.isEmpty else {
+                result.cursorMoved = try recordCursors(page, plan: plan, key: key, in: db)
+                break
+            }
             var position = (current.last?.position ?? 0) + 1
             if newest != nil && full {
                 try insertEntry(key, position: position, content: .gap(.open), in: db)
@@ -64,6 +67,7 @@ extension MastodonTimelineStore {
                 position += 1
             }
             result.inserted = above.count
+            result.cursorMoved = try recordCursors(page, plan: plan, key: key, in: db)
         case .older:
             let oldest = current.first(where: { !$0.isGap })?.statusID
             let below = fresh.filter { oldest == nil || $0.id < oldest! }
@@ -74,6 +78,7 @@ extension MastodonTimelineStore {
             }
             result.inserted = below.count
             result.reachedEnd = !full
+            result.cursorMoved = try recordCursors(page, plan: plan, key: key, in: db)
         case .gap(let gapPosition, let side, _):
             guard let index = current.firstIndex(where: { $0.position == gapPosition }), current[index].isGap else {
                 // Closed or trimmed meanwhile: the page has no place to go.
@@ -114,6 +119,24 @@ extension MastodonTimelineStore {
             result.inserted = inside.count
         }
         return result
+    }
+
+    /// Records the page's `Link` cursors on the ends it paged: the newer one for cold and refresh pages, the
+    /// older one for cold and load-older pages.
+    func recordCursors(
+        _ page: MastodonTimelinePage, plan: MastodonTimelineFetchPlan, key: MastodonTimelineKey,
+        in db: SQLiteConnection
+    ) throws -> Bool {
+        var moved = false
+        switch plan.anchor {
+        case .cold:
+            moved = try recordCursor(page.newerCursor, side: .newer, key: key, in: db)
+            moved = try recordCursor(page.olderCursor, side: .older, key: key, in: db) || moved
+        case .newer: moved = try recordCursor(page.newerCursor, side: .newer, key: key, in: db)
+        case .older: moved = try recordCursor(page.olderCursor, side: .older, key: key, in: db)
+        case .gap: break
+        }
+        return moved
     }
 
     /// Inserts `inside` (newest first) right above `position`, shifting what is above it up to make room for

@@ -77,8 +77,22 @@ public final class MastodonTimelineStore: Sendable {
     public func plan(
         _ request: MastodonTimelineRequest, for key: MastodonTimelineKey, limit: Int, serverCap: Int? = nil
     ) async throws -> MastodonTimelineFetchPlan {
-        let entries = try await entries(key)
-        return try MastodonTimelinePlanner.plan(request, entries: entries, limit: limit, serverCap: serverCap)
+        try await database.read { db in
+            try self.plan(request, for: key, limit: limit, serverCap: serverCap, in: db)
+        }
+    }
+
+    /// Plans the fetch for `request` on `key` inside the caller's transaction; a refresh starts from the
+    /// stored refresh cursor when that is newer than the newest cached status (see ``newerCursor(_:in:)``).
+    ///
+    /// - Throws: as ``MastodonTimelinePlanner/plan(_:entries:limit:serverCap:)``.
+    public func plan(
+        _ request: MastodonTimelineRequest, for key: MastodonTimelineKey, limit: Int, serverCap: Int? = nil,
+        in db: SQLiteConnection
+    ) throws -> MastodonTimelineFetchPlan {
+        let entries = try entries(key, in: db)
+        let plan = try MastodonTimelinePlanner.plan(request, entries: entries, limit: limit, serverCap: serverCap)
+        return try applyingCursors(plan, request: request, key: key, in: db)
     }
 
     // MARK: Payloads

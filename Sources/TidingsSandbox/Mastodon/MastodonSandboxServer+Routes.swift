@@ -61,11 +61,13 @@ extension MastodonSandboxServer {
         switch (request.method, route) {
         case ("GET", "/api/v1/timelines/home"):
             let home = homeEntries(viewer)
-            return page(request, items: home, path: route) { statusJSON($0, viewer: viewer) }
+            return page(request, items: home, path: route, hidden: isHidden) { statusJSON($0, viewer: viewer) }
         case ("GET", "/api/v1/timelines/public"):
             // Every sandbox account is local, so `local=true` selects the same statuses.
             let items = statuses.reversed().filter { !$0.deleted && $0.visibility == "public" && $0.reblogOf == nil }
-            return page(request, items: Array(items), path: route) { statusJSON($0, viewer: viewer) }
+            return page(request, items: Array(items), path: route, hidden: isHidden) {
+                statusJSON($0, viewer: viewer)
+            }
         case ("GET", "/api/v1/notifications"):
             return page(request, items: visibleNotifications(viewer), path: route) {
                 notificationJSON($0, viewer: viewer)
@@ -121,9 +123,18 @@ extension MastodonSandboxServer {
         return Array(all.prefix(variant.feedCap))
     }
 
-    /// One page of `items` (newest first, each with an `id`) as Mastodon pages, with `Link`.
+    /// Whether the variant's keyword filter hides `status` (or the status it boosts).
+    func isHidden(_ status: Status) -> Bool {
+        guard let keyword = variant.hiddenKeyword, !keyword.isEmpty else { return false }
+        let content = status.reblogOf.flatMap { id in statuses.first { $0.id == id }?.content } ?? status.content
+        return content.contains(keyword)
+    }
+
+    /// One page of `items` (newest first, each with an `id`) as Mastodon pages, with `Link`; `hidden` items
+    /// count against the limit and are then dropped, as Mastodon's filters do.
     func page<Item>(
-        _ request: SandboxHTTPRequest, items: [Item], path: String, render: (Item) -> JSONValue
+        _ request: SandboxHTTPRequest, items: [Item], path: String, hidden: (Item) -> Bool = { _ in false },
+        render: (Item) -> JSONValue
     ) -> SandboxHTTPResponse where Item: MastodonSandboxIdentified {
         var limit = 20
         if let text = request.queryValue("limit") {
@@ -151,7 +162,9 @@ extension MastodonSandboxServer {
             selected = Array(candidates.prefix(limit))
         }
         // Filters drop items after paging: the page may be short while more remain.
-        let shown = variant.filtersPages ? selected.enumerated().filter { $0.offset % 3 != 1 }.map(\.element) : selected
+        let unfiltered =
+            variant.filtersPages ? selected.enumerated().filter { $0.offset % 3 != 1 }.map(\.element) : selected
+        let shown = unfiltered.filter { !hidden($0) }
         var response = SandboxHTTPResponse.json(JSONValue.array(shown.map(render)))
         guard let newest = selected.first, let oldest = selected.last else { return response }
         var links: [(rel: String, url: URL)] = []
@@ -251,7 +264,13 @@ extension MastodonSandboxServer {
     // MARK: - Actions
 
     func statusAction(_ action: String, id: String, viewer: String) -> SandboxHTTPResponse {
-        guard let index = liveIndex(id) else { return error(404, "Record not found") }
+        guard var index = liveIndex(id) else { return error(404, "Record not found") }
+        // As on Mastodon, an action on a boost acts on the boosted status (a boost of a boost is the original's).
+        if let original = statuses[index].reblogOf {
+            guard let resolved = liveIndex(original) else { return error(404, "Record not found") }
+            index = resolved
+        }
+        let id = statuses[index].id
         let author = statuses[index].accountID
         switch action {
         case "favourite":

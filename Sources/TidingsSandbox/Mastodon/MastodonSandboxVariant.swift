@@ -18,6 +18,9 @@ public struct MastodonSandboxVariant: Sendable, Hashable {
     /// Whether pages drop some of their items after paging (server-side filters), so a page may be
     /// shorter than `limit` while more remain: only `Link` tells where the end is.
     public var filtersPages = false
+    /// A keyword filter with Mastodon's "hide" action: statuses whose content contains it are dropped after
+    /// paging, so a page can come back empty while newer statuses remain (only `Link` moves on).
+    public var hiddenKeyword: String?
     /// Whether optional fields are sent as null or left out (counters, the reader's flags, media, avatar "").
     public var sparseFields = false
     /// Whether only v1 endpoints exist (`/api/v2/...` answers 404).

@@ -88,7 +88,10 @@ import TidingsCore
 
     @Test func timelinesAreDisposableAndAccountsAndOutboxDurable() {
         let schema = MastodonTimelineSchema.schema
-        #expect(Set(schema.durableTables) == ["mastodon_accounts", "mastodon_outbox"])
+        // Read markers are durable too: a lost marker would show read posts as new again.
+        #expect(Set(schema.durableTables) == ["mastodon_accounts", "mastodon_outbox", "tidings_markers"])
+        #expect(schema.tables.contains(.disposable("mastodon_timeline_cursors")))
+        #expect(schema.tables.contains(.disposable("mastodon_notification_groups")))
         #expect(schema.tables.contains(.disposable("mastodon_timeline_entries")))
         #expect(schema.tables.contains(.disposable("mastodon_statuses")))
     }

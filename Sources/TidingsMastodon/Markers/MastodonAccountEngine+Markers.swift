@@ -1,0 +1,142 @@
+import Foundation
+import TidingsCore
+
+/// What the engine knows of the account's markers beyond the durable local ones.
+struct MarkerState {
+    /// The largest value the server is known to hold per timeline (from GET, POST answers and 409 refetches).
+    var server: [MastodonMarkerTimeline: ServerID] = [:]
+    /// Whether the server's markers were read since launch: nothing is posted before, so a post can never
+    /// go below a value another device saved.
+    var fetched = false
+    /// The debounced post waiting on the clock.
+    var pendingPost: Task<Void, Never>?
+    /// How many `POST /api/v1/markers` were sent (for tests and metrics).
+    var posts = 0
+}
+
+/// Read markers: fetched on launch and foreground, posted when reading moves past unread content (at most
+/// once per ``markerPostInterval`` on the engine's clock, and at once on background), merged as the
+/// maximum in `ServerID` order on this device and against the server.
+extension MastodonAccountEngine {
+    /// The shortest time between two debounced marker posts.
+    public static let markerPostInterval: Duration = .seconds(10)
+
+    func markerKey(_ timeline: MastodonMarkerTimeline) -> String { "mastodon.\(account).\(timeline.rawValue).read" }
+
+    /// This device's marker of `timeline` (never behind any value it has seen), or nil before the first one.
+    public func localMarker(_ timeline: MastodonMarkerTimeline) throws -> ServerID? {
+        try markerStorage.loadMarker(key: markerKey(timeline))
+    }
+
+    /// How many `POST /api/v1/markers` the engine sent.
+    public var markerPostCount: Int { markerState.posts }
+
+    /// `GET /api/v1/markers?timeline[]=home&timeline[]=notifications` (on launch and on foreground): merges the
+    /// server's markers into this device's as the maximum, then posts what this device has read beyond them.
+    ///
+    /// - Throws: ``MastodonError``; the local markers never move backwards whatever fails.
+    public func syncMarkers() async throws {
+        let server = try await guarded { try await self.client.markers() }
+        try mergeServerMarkers(server)
+        markerState.fetched = true
+        try await postMarkersIfAhead()
+    }
+
+    /// Records that the reader has read `timeline` up to `id`. The marker moves only forward; when it moves
+    /// past what the server has, a post is scheduled (at most one per ``markerPostInterval``).
+    ///
+    /// - Returns: Whether the marker moved.
+    /// - Throws: a store error.
+    @discardableResult
+    public func markRead(_ timeline: MastodonMarkerTimeline, upTo id: ServerID) throws -> Bool {
+        guard try advanceLocalMarker(timeline, to: id) else { return false }
+        if timeline == .notifications { try updateUnread(count: nil) }
+        if markerState.server[timeline].map({ id > $0 }) ?? true { scheduleMarkerPost() }
+        return true
+    }
+
+    /// The app went to the background: the pending post (if any) is sent now rather than after the debounce.
+    ///
+    /// - Throws: ``MastodonError`` from the post.
+    public func enterBackground() async throws {
+        markerState.pendingPost?.cancel()
+        markerState.pendingPost = nil
+        try await postMarkersIfAhead()
+    }
+
+    /// How many cached home statuses are newer than the home marker ("N new posts"); every cached one
+    /// before the first marker.
+    public func unreadPostCount() throws -> Int {
+        let marker = try localMarker(.home)
+        return try entries(MastodonTimelineKey.homeTimeline).filter { entry in
+            guard let id = entry.statusID else { return false }
+            return marker.map { id > $0 } ?? true
+        }.count
+    }
+
+    func advanceLocalMarker(_ timeline: MastodonMarkerTimeline, to id: ServerID) throws -> Bool {
+        let key = markerKey(timeline)
+        let before = try markerStorage.loadMarker(key: key)
+        if let before, id <= before { return false }
+        let stored = try markerStorage.saveMarkerKeepingMaximum(id, key: key)
+        guard stored != before else { return false }
+        broadcaster.publish(.marker(timeline, stored))
+        return true
+    }
+
+    func mergeServerMarkers(_ markers: MastodonMarkers) throws {
+        for (timeline, marker) in [
+            (MastodonMarkerTimeline.home, markers.home), (.notifications, markers.notifications),
+        ] {
+            guard let id = marker?.lastReadID else { continue }
+            if markerState.server[timeline].map({ id > $0 }) ?? true { markerState.server[timeline] = id }
+            if try advanceLocalMarker(timeline, to: id), timeline == .notifications { try updateUnread(count: nil) }
+        }
+    }
+
+    func scheduleMarkerPost() {
+        guard markerState.pendingPost == nil else { return }
+        let clock = clock
+        markerState.pendingPost = Task {
+            do { try await clock.sleep(for: Self.markerPostInterval) } catch { return }
+            await self.firePendingMarkerPost()
+        }
+    }
+
+    func firePendingMarkerPost() async {
+        markerState.pendingPost = nil
+        // A failure leaves the local marker ahead; the next read, foreground or background posts it.
+        try? await postMarkersIfAhead()
+    }
+
+    /// Posts the markers this device has beyond the server's; on 409 refetches, merges and retries (three
+    /// attempts).
+    func postMarkersIfAhead() async throws {
+        if !markerState.fetched {
+            try mergeServerMarkers(try await guarded { try await self.client.markers() })
+            markerState.fetched = true
+        }
+        for _ in 0..<3 {
+            let home = try markerAhead(.home)
+            let notifications = try markerAhead(.notifications)
+            guard home != nil || notifications != nil else { return }
+            do {
+                markerState.posts += 1
+                let saved = try await guarded {
+                    try await self.client.saveMarkers(home: home, notifications: notifications)
+                }
+                try mergeServerMarkers(saved)
+                broadcaster.publish(.markersSaved(home: home, notifications: notifications))
+                return
+            } catch let error as MastodonError where error == .conflict {
+                try mergeServerMarkers(try await guarded { try await self.client.markers() })
+            }
+        }
+        throw MastodonError(.conflict, endpoint: "/api/v1/markers", detail: "still conflicting after 3 attempts")
+    }
+
+    func markerAhead(_ timeline: MastodonMarkerTimeline) throws -> ServerID? {
+        guard let local = try localMarker(timeline) else { return nil }
+        return markerState.server[timeline].map { local > $0 } ?? true ? local : nil
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import TidingsCore
+
+/// Paging cursors: where the server's last page ended at either end of a timeline, when that is beyond every
+/// cached status.
+///
+/// Why: a page whose rows the server filtered out (muted or blocked accounts, keyword filters that hide) shows
+/// nothing beyond the cache, so planning from the cached ends alone would ask for the same filtered rows
+/// forever. The `Link` header says how far the server paged; starting from there skips only rows the reader can
+/// never see. A cursor is bound to the cached status it extends (its anchor): once that end of the timeline
+/// changes (new rows, a deletion, a sweep), the cursor no longer applies, so it can never skip rows that were
+/// cached and then removed.
+extension MastodonTimelineStore {
+    enum CursorSide: String { case newer, older }
+
+    /// The refresh cursor of `key` that applies to the timeline as it is now, or nil.
+    public func newerCursor(_ key: MastodonTimelineKey, in db: SQLiteConnection) throws -> ServerID? {
+        let entries = try entries(key, in: db)
+        return try cursor(.newer, key: key, anchor: entries.last(where: { !$0.isGap })?.statusID, in: db)
+    }
+
+    /// The load-older cursor of `key` that applies to the timeline as it is now, or nil.
+    public func olderCursor(_ key: MastodonTimelineKey, in db: SQLiteConnection) throws -> ServerID? {
+        let entries = try entries(key, in: db)
+        return try cursor(.older, key: key, anchor: entries.first(where: { !$0.isGap })?.statusID, in: db)
+    }
+
+    func cursor(_ side: CursorSide, key: MastodonTimelineKey, anchor: ServerID?, in db: SQLiteConnection) throws
+        -> ServerID?
+    {
+        let row: (String, String?)? = try db.fetchOne(
+            "SELECT cursor_id, anchor_id FROM \(MastodonTimelineSchema.cursors) "
+                + "WHERE account = ? AND timeline = ? AND side = ?",
+            [key.account, key.timeline, side.rawValue]
+        ) { row in (try row[0], try row[1]) }
+        guard let (cursor, stored) = row, stored.map({ ServerID($0) }) == anchor else { return nil }
+        return ServerID(cursor)
+    }
+
+    /// Keeps `candidate` as the `side` cursor of `key` when it lies beyond the cached end on that side (and
+    /// beyond the cursor that already applies there).
+    ///
+    /// - Returns: Whether a cursor moved: the server paged past rows it did not show.
+    @discardableResult
+    func recordCursor(
+        _ candidate: ServerID?, side: CursorSide, key: MastodonTimelineKey, in db: SQLiteConnection
+    ) throws -> Bool {
+        guard let candidate else { return false }
+        let entries = try entries(key, in: db)
+        let anchor =
+            side == .newer
+            ? entries.last(where: { !$0.isGap })?.statusID : entries.first(where: { !$0.isGap })?.statusID
+        if let anchor, side == .newer ? candidate <= anchor : candidate >= anchor { return false }
+        if let current = try cursor(side, key: key, anchor: anchor, in: db),
+            side == .newer ? candidate <= current : candidate >= current
+        {
+            return false
+        }
+        try db.execute(
+            "INSERT OR REPLACE INTO \(MastodonTimelineSchema.cursors)(account, timeline, side, cursor_id, anchor_id) "
+                + "VALUES (?, ?, ?, ?, ?)",
+            [key.account, key.timeline, side.rawValue, candidate.rawValue, anchor?.rawValue])
+        return true
+    }
+
+    /// `plan` starting from the cursor that applies on its side, when there is one: a refresh above the
+    /// newer cursor, a load of older rows below the older cursor (on an empty timeline too).
+    func applyingCursors(
+        _ plan: MastodonTimelineFetchPlan, request: MastodonTimelineRequest, key: MastodonTimelineKey,
+        in db: SQLiteConnection
+    ) throws -> MastodonTimelineFetchPlan {
+        switch (request, plan.anchor) {
+        case (.refresh, .newer), (.refresh, .cold):
+            guard let cursor = try newerCursor(key, in: db) else { return plan }
+            if case .newer(let minID) = plan.anchor, cursor <= minID { return plan }
+            return MastodonTimelineFetchPlan(anchor: .newer(minID: cursor), limit: plan.limit)
+        case (.loadOlder, .older), (.loadOlder, .cold):
+            guard let cursor = try olderCursor(key, in: db) else { return plan }
+            if case .older(let maxID) = plan.anchor, cursor >= maxID { return plan }
+            return MastodonTimelineFetchPlan(anchor: .older(maxID: cursor), limit: plan.limit)
+        default:
+            return plan
+        }
+    }
+}

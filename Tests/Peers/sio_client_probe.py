@@ -24,7 +24,9 @@ async def run(url, transport):
         checks += 1
 
     transports = {"polling": ["polling"], "websocket": ["websocket"], "upgrade": ["polling", "websocket"]}[transport]
-    client = socketio.AsyncClient(reconnection=False)
+    # engineio's 5 s default for each HTTP request is shorter than a loaded 2-core machine needs (the whole
+    # suite runs beside this probe); the Swift test's own deadline bounds the run.
+    client = socketio.AsyncClient(reconnection=False, request_timeout=30)
 
     @client.on("question", namespace="/chat")
     async def question(text):

@@ -138,11 +138,9 @@ extension MastodonAccountEngine {
         guard let stored = try store.status(account: account, id: target, in: db) else { return }
         var status = try MastodonStatusPayload.decode(stored.payload)
         if status.reblog != nil, status.id != confirmed.id {
-            status.reblog = confirmed
+            status.reblog = confirmed  // the cached row is a boost: its boosted status is what was confirmed
         } else {
-            let inner = status.reblog
             status = confirmed
-            if confirmed.reblog == nil { status.reblog = inner }
         }
         try store.replacePayload(
             account: account, id: target, payload: try MastodonStatusPayload.encode(status), in: db)
@@ -167,12 +165,10 @@ extension MastodonAccountEngine {
         if status != original { try writeStatus(status, in: db) }
     }
 
-    /// The status whose reader state an action on `target` changes: the cached status `target`, or the status
-    /// a cached boost `target` boosts.
+    /// The cached status `target`, decoded (for a boost, ``applying(_:to:)`` changes the status it boosts).
     func cachedStatus(_ target: ServerID, in db: SQLiteConnection) throws -> MastodonStatus? {
         guard let stored = try store.status(account: account, id: target, in: db) else { return nil }
-        let status = try MastodonStatusPayload.decode(stored.payload)
-        return status
+        return try MastodonStatusPayload.decode(stored.payload)
     }
 
     func writeStatus(_ status: MastodonStatus, in db: SQLiteConnection) throws {

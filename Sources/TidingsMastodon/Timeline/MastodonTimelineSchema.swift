@@ -61,7 +61,7 @@ public enum MastodonTimelineSchema {
                     """
                     CREATE TABLE mastodon_timeline_cursors(
                         account TEXT NOT NULL, timeline TEXT NOT NULL, side TEXT NOT NULL,
-                        cursor_id TEXT NOT NULL, anchor_id TEXT,
+                        cursor_id TEXT NOT NULL, anchor_id TEXT, needs_gap INTEGER NOT NULL DEFAULT 0,
                         PRIMARY KEY(account, timeline, side)) WITHOUT ROWID;
                     CREATE TABLE mastodon_notification_groups(
                         account TEXT NOT NULL, group_key TEXT NOT NULL, most_recent_id TEXT NOT NULL,

@@ -51,13 +51,20 @@ extension MastodonTimelineStore {
         switch plan.anchor {
         case .cold, .newer:
             let newest = current.last(where: { !$0.isGap })?.statusID
+            // Planned from a cursor that a full page left: what lies between the newest status and the
+            // cursor is unproven, as below a full page.
+            var cursorGap = false
+            if case .newer(let minID) = plan.anchor, let newest, minID != newest {
+                cursorGap = try cursorRow(.newer, key: key, anchor: newest, in: db)?.needsGap ?? false
+            }
             let above = fresh.filter { newest == nil || $0.id > newest! }
             guard !above.isEmpty else {
-                result.cursorMoved = try recordCursors(page, plan: plan, key: key, in: db)
+                result.cursorMoved = try recordCursors(
+                    page, plan: plan, key: key, newerNeedsGap: newest != nil && (full || cursorGap), in: db)
                 break
             }
             var position = (current.last?.position ?? 0) + 1
-            if newest != nil && full {
+            if newest != nil && (full || cursorGap) {
                 try insertEntry(key, position: position, content: .gap(.open), in: db)
                 position += 1
                 result.gapInserted = true
@@ -123,18 +130,39 @@ extension MastodonTimelineStore {
 
     /// Records the page's `Link` cursors on the ends it paged: the newer one for cold and refresh pages, the
     /// older one for cold and load-older pages.
+    ///
+    /// `newerNeedsGap`: see ``recordCursor(_:side:key:needsGap:in:)``; only for a page that inserted nothing
+    /// (a cursor above inserted statuses lies within their page, right above them).
     func recordCursors(
         _ page: MastodonTimelinePage, plan: MastodonTimelineFetchPlan, key: MastodonTimelineKey,
-        in db: SQLiteConnection
+        newerNeedsGap: Bool = false, in db: SQLiteConnection
     ) throws -> Bool {
         var moved = false
         switch plan.anchor {
-        case .cold:
-            moved = try recordCursor(page.newerCursor, side: .newer, key: key, in: db)
-            moved = try recordCursor(page.olderCursor, side: .older, key: key, in: db) || moved
-        case .newer: moved = try recordCursor(page.newerCursor, side: .newer, key: key, in: db)
-        case .older: moved = try recordCursor(page.olderCursor, side: .older, key: key, in: db)
+        case .cold, .newer:
+            moved = try recordCursor(page.newerCursor, side: .newer, key: key, needsGap: newerNeedsGap, in: db)
+            if case .cold = plan.anchor {
+                moved = try recordCursor(page.olderCursor, side: .older, key: key, in: db) || moved
+            }
+        case .older:
+            moved = try recordCursor(page.olderCursor, side: .older, key: key, in: db)
+            if !page.isFull(limit: plan.limit), try !entries(key, in: db).contains(where: { !$0.isGap }) {
+                // An empty timeline paged to the end: nothing visible lies below, so refreshing it looks
+                // above again (the newer cursor) instead of asking the end once more.
+                try db.execute(
+                    "DELETE FROM \(MastodonTimelineSchema.cursors) WHERE account = ? AND timeline = ? AND side = ?",
+                    [key.account, key.timeline, CursorSide.older.rawValue])
+                // The next refresh asks something else: worth another.
+                if db.changes > 0 { moved = true }
+            }
         case .gap: break
+        }
+        // Cursors kept while the timeline was empty belong to that empty timeline only: were it emptied again
+        // later, they must not apply.
+        if try entries(key, in: db).contains(where: { !$0.isGap }) {
+            try db.execute(
+                "DELETE FROM \(MastodonTimelineSchema.cursors) WHERE account = ? AND timeline = ? AND anchor_id IS NULL",
+                [key.account, key.timeline])
         }
         return moved
     }

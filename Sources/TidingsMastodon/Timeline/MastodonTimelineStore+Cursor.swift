@@ -28,22 +28,35 @@ extension MastodonTimelineStore {
     func cursor(_ side: CursorSide, key: MastodonTimelineKey, anchor: ServerID?, in db: SQLiteConnection) throws
         -> ServerID?
     {
-        let row: (String, String?)? = try db.fetchOne(
-            "SELECT cursor_id, anchor_id FROM \(MastodonTimelineSchema.cursors) "
+        try cursorRow(side, key: key, anchor: anchor, in: db)?.cursor
+    }
+
+    /// The `side` cursor of `key` when it extends `anchor`, and whether a gap must go between the anchor and
+    /// whatever is found above the cursor.
+    func cursorRow(_ side: CursorSide, key: MastodonTimelineKey, anchor: ServerID?, in db: SQLiteConnection) throws
+        -> (cursor: ServerID, needsGap: Bool)?
+    {
+        let row: (String, String?, Bool)? = try db.fetchOne(
+            "SELECT cursor_id, anchor_id, needs_gap FROM \(MastodonTimelineSchema.cursors) "
                 + "WHERE account = ? AND timeline = ? AND side = ?",
             [key.account, key.timeline, side.rawValue]
-        ) { row in (try row[0], try row[1]) }
-        guard let (cursor, stored) = row, stored.map({ ServerID($0) }) == anchor else { return nil }
-        return ServerID(cursor)
+        ) { row in (try row[0], try row[1], try row[2]) }
+        guard let (cursor, stored, needsGap) = row, stored.map({ ServerID($0) }) == anchor else { return nil }
+        return (ServerID(cursor), needsGap)
     }
 
     /// Keeps `candidate` as the `side` cursor of `key` when it lies beyond the cached end on that side (and
     /// beyond the cursor that already applies there).
     ///
     /// - Returns: Whether a cursor moved: the server paged past rows it did not show.
+    ///
+    /// `needsGap` (newer side): the page that moved it was full, so it may not have started right above the
+    /// anchor (a capped feed skips what fell out of it); statuses later found above the cursor then get a gap
+    /// below them, exactly as a full refresh page does.
     @discardableResult
     func recordCursor(
-        _ candidate: ServerID?, side: CursorSide, key: MastodonTimelineKey, in db: SQLiteConnection
+        _ candidate: ServerID?, side: CursorSide, key: MastodonTimelineKey, needsGap: Bool = false,
+        in db: SQLiteConnection
     ) throws -> Bool {
         guard let candidate else { return false }
         let entries = try entries(key, in: db)
@@ -57,9 +70,9 @@ extension MastodonTimelineStore {
             return false
         }
         try db.execute(
-            "INSERT OR REPLACE INTO \(MastodonTimelineSchema.cursors)(account, timeline, side, cursor_id, anchor_id) "
-                + "VALUES (?, ?, ?, ?, ?)",
-            [key.account, key.timeline, side.rawValue, candidate.rawValue, anchor?.rawValue])
+            "INSERT OR REPLACE INTO \(MastodonTimelineSchema.cursors)"
+                + "(account, timeline, side, cursor_id, anchor_id, needs_gap) VALUES (?, ?, ?, ?, ?, ?)",
+            [key.account, key.timeline, side.rawValue, candidate.rawValue, anchor?.rawValue, needsGap])
         return true
     }
 
@@ -70,7 +83,15 @@ extension MastodonTimelineStore {
         in db: SQLiteConnection
     ) throws -> MastodonTimelineFetchPlan {
         switch (request, plan.anchor) {
-        case (.refresh, .newer), (.refresh, .cold):
+        case (.refresh, .cold):
+            // Nothing cached yet, and the newest page was filtered empty: the newest statuses the reader can
+            // see lie below it, so the cold load goes on downwards (newer ones come with the next refresh).
+            if let cursor = try olderCursor(key, in: db) {
+                return MastodonTimelineFetchPlan(anchor: .older(maxID: cursor), limit: plan.limit)
+            }
+            guard let cursor = try newerCursor(key, in: db) else { return plan }
+            return MastodonTimelineFetchPlan(anchor: .newer(minID: cursor), limit: plan.limit)
+        case (.refresh, .newer):
             guard let cursor = try newerCursor(key, in: db) else { return plan }
             if case .newer(let minID) = plan.anchor, cursor <= minID { return plan }
             return MastodonTimelineFetchPlan(anchor: .newer(minID: cursor), limit: plan.limit)

@@ -9,7 +9,7 @@ extension MastodonTimelineStore {
     }
 
     /// Deletes, oldest first, what `retention` does not keep — timeline entries past each timeline's
-    /// limit, notifications past each account's, statuses nothing points at that were fetched longer ago
+    /// limit, notifications and grouped notifications past each account's, statuses nothing points at that were fetched longer ago
     /// than the orphan age, expired deletion records — and at most `retention.maxRowsPerPass` rows.
     ///
     /// A timeline trimmed from below never ends in a gap. Deletion records are kept as long as statuses, so a
@@ -53,6 +53,26 @@ extension MastodonTimelineStore {
                 "DELETE FROM \(MastodonTimelineSchema.notifications) WHERE rowid IN (SELECT rowid FROM "
                     + "\(MastodonTimelineSchema.notifications) WHERE account = ? "
                     + "ORDER BY length(notification_id), notification_id LIMIT ?)",
+                [account, excess])
+            report.notifications += db.changes
+            budget -= db.changes
+            if count - excess > keep { report.moreRemains = true }
+        }
+        let groupCounts = try db.fetchAll(
+            "SELECT account, count(*) FROM \(MastodonTimelineSchema.notificationGroups) GROUP BY account"
+        ) { row in (try row[0] as String, try row[1] as Int64) }
+        for (account, count) in groupCounts {
+            let keep = Int64(max(0, retention.notifications))
+            guard count > keep else { continue }
+            guard budget > 0 else {
+                report.moreRemains = true
+                break
+            }
+            let excess = min(count - keep, Int64(budget))
+            try db.execute(
+                "DELETE FROM \(MastodonTimelineSchema.notificationGroups) WHERE (account, group_key) IN ("
+                    + "SELECT account, group_key FROM \(MastodonTimelineSchema.notificationGroups) WHERE account = ? "
+                    + "ORDER BY length(most_recent_id), most_recent_id LIMIT ?)",
                 [account, excess])
             report.notifications += db.changes
             budget -= db.changes

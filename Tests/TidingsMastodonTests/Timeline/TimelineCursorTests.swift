@@ -35,6 +35,20 @@ struct TimelineCursorTests {
         #expect(try await store.plan(.refresh, for: S.home, limit: 3).minID == "16")
     }
 
+    /// Found by the timeline model test: in a capped feed a full `min_id` page may start well above its anchor;
+    /// when it was filtered empty, what the next refresh finds above its cursor must still get a gap below.
+    @Test func aFullPageFilteredEmptyLeavesAGapBelowWhatComesNext() async throws {
+        let store = try S.store()
+        try await S.load(store, .refresh, ids: [10], limit: 2, hasMore: false)
+        var plan = try await store.plan(.refresh, for: S.home, limit: 2)
+        try await store.apply(Self.page([], newer: 15, hasMore: true), for: plan, to: S.home)
+        plan = try await store.plan(.refresh, for: S.home, limit: 2)
+        #expect(plan.minID == "15")
+        let result = try await store.apply(Self.page([19], newer: 19, hasMore: false), for: plan, to: S.home)
+        #expect(result.gapInserted)
+        #expect(S.shape(try await store.entries(S.home)) == "19 ~ 10")
+    }
+
     @Test func anEmptyOlderPageMovesTheNextLoadBelowItsCursor() async throws {
         let store = try S.store()
         try await S.load(store, .refresh, ids: [30, 29], limit: 3, hasMore: false)
@@ -50,9 +64,14 @@ struct TimelineCursorTests {
         let store = try S.store()
         var plan = try await store.plan(.refresh, for: S.home, limit: 3)
         try await store.apply(Self.page([], newer: 50, older: 48, hasMore: true), for: plan, to: S.home)
-        #expect(try await store.plan(.refresh, for: S.home, limit: 3).minID == "50")
-        plan = try await store.plan(.loadOlder, for: S.home, limit: 3)
+        // The newest visible statuses lie below the filtered page: refreshing the empty timeline goes on down.
+        plan = try await store.plan(.refresh, for: S.home, limit: 3)
         #expect(plan.maxID == "48")
+        #expect(try await store.plan(.loadOlder, for: S.home, limit: 3).maxID == "48")
+        try await store.apply(Self.page([47, 46], older: 45, hasMore: false), for: plan, to: S.home)
+        #expect(S.shape(try await store.entries(S.home)) == "47 46")
+        // Once something is cached, refreshing starts from it (the empty timeline's cursors are spent).
+        #expect(try await store.plan(.refresh, for: S.home, limit: 3).minID == "47")
     }
 
     @Test func aCursorIsForgottenWhenItsAnchorIsDeleted() async throws {

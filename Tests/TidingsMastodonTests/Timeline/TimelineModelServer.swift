@@ -42,7 +42,9 @@ struct TimelineModelServer {
 
     var feed: ArraySlice<Int> { live.suffix(feedCap) }
 
-    func answer(_ plan: MastodonTimelineFetchPlan) -> (ids: [Int], hasMore: Bool?) {
+    /// The page for `plan`: the rows shown (newest first), whether more remain (`nil` without `Link`), and
+    /// the `Link` cursors — the newest and oldest rows paged over, filtered or not (`nil` without `Link`).
+    func answer(_ plan: MastodonTimelineFetchPlan) -> (ids: [Int], hasMore: Bool?, newest: Int?, oldest: Int?) {
         let feed = self.feed
         let rows: ArraySlice<Int>
         let more: Bool
@@ -58,6 +60,9 @@ struct TimelineModelServer {
             rows = feed.suffix(plan.limit)
             more = feed.count > rows.count
         }
-        return (rows.filter { !hidden($0) }.reversed(), sendsLink ? more : nil)
+        return (
+            rows.filter { !hidden($0) }.reversed(), sendsLink ? more : nil, sendsLink ? rows.last : nil,
+            sendsLink ? rows.first : nil
+        )
     }
 }

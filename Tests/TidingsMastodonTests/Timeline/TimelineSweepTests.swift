@@ -83,4 +83,30 @@ import TidingsCore
         // "9" is the oldest by ServerID order although it sorts last as a plain string.
         #expect(try await store.notifications(account: account).map(\.id) == ["12", "11", "10"])
     }
+
+    @Test func groupedNotificationsAreKeptPerKeyNeverRolledBackAndTrimmed() async throws {
+        let store = try S.store()
+        let account = S.home.account
+        @Sendable func group(_ key: String, _ recent: Int) -> MastodonStoredNotificationGroup {
+            MastodonStoredNotificationGroup(
+                groupKey: key, mostRecentID: ServerID(String(recent)), payload: Data("\(key)@\(recent)".utf8))
+        }
+        try await store.database.write { db in
+            try store.storeNotificationGroups([group("fav-1", 9), group("mention-2", 10)], account: account, in: db)
+            // The group grows; a stale page of it later changes nothing.
+            let grown = try store.storeNotificationGroups([group("fav-1", 12)], account: account, in: db)
+            let stale = try store.storeNotificationGroups([group("fav-1", 11)], account: account, in: db)
+            #expect(grown == 1 && stale == 0)
+            try store.storeNotificationGroups([group("follow-3", 99)], account: account, in: db)
+        }
+        let stored = try await store.database.read { db in try store.notificationGroups(account: account, in: db) }
+        #expect(stored.map(\.groupKey) == ["follow-3", "fav-1", "mention-2"])
+        #expect(stored[1].payload == Data("fav-1@12".utf8))
+        var retention = MastodonRetention()
+        retention.notifications = 2
+        let report = try await store.sweep(retention)
+        #expect(report.notifications == 1)
+        let kept = try await store.database.read { db in try store.notificationGroups(account: account, in: db) }
+        #expect(kept.map(\.groupKey) == ["follow-3", "fav-1"])
+    }
 }

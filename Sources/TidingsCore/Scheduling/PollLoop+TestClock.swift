@@ -12,7 +12,7 @@ package enum PollLoopDriver {
     package static func settle(
         _ loops: [PollLoop], clock: TestClock, extraSleepers: Int = 0, maxYields: Int = 1_000_000
     ) async -> Bool {
-        for _ in 0..<maxYields {
+        for attempt in 0..<maxYields {
             var expected = extraSleepers
             var current = true
             for loop in loops {
@@ -30,9 +30,20 @@ package enum PollLoopDriver {
                 if !current { break }
             }
             if current, clock.pendingSleepers == expected { return true }
-            await Task.yield()
+            await pause(after: attempt)
         }
         return false
+    }
+
+    /// Yields; after the first few attempts, also gives the cores away for 100 µs, so a long wait on a
+    /// busy 2-core machine does not keep both pool threads spinning while others need them. Nothing
+    /// depends on how long this takes: the condition is checked again either way.
+    package static func pause(after attempt: Int) async {
+        if attempt < 64 {
+            await Task.yield()
+        } else {
+            try? await Task.sleep(for: .microseconds(100))
+        }
     }
 
     /// Settles the loops, then moves the clock to its earliest deadline if that is not after `limit`,

@@ -164,18 +164,31 @@ import TidingsCore
 
     @Test func requestsDuringATickAreCoalescedIntoOneAndAnAppearingTimelineJoinsTheRefreshInFlight() async throws {
         let fixture = await PollingFixture(settled: false, prepare: { await $0.setLatency(.seconds(10)) })
-        #expect(await eventually { fixture.clock.pendingSleepers == 1 })
+        let clock = fixture.clock
+        let target = fixture.target
+        /// Waits until `count` calls were made and the latest sleeps on the clock (each takes 10 s).
+        func callInFlight(_ count: Int) async -> Bool {
+            await eventually { await target.calls.count == count && clock.pendingSleepers == 1 }
+        }
         // The first tick: unread 0–10 s, Home 10–20 s, notifications 20–30 s.
-        await fixture.clock.advance(by: .seconds(12))
-        #expect(await fixture.target.names == ["unread", "timeline:home"])
+        #expect(await callInFlight(1))
+        await clock.advance(by: .seconds(12))
+        #expect(await callInFlight(2))
+        #expect(await target.names == ["unread", "timeline:home"])
         let appeared = Task { try await fixture.scheduler.timelineAppeared("home", account: "a") }
         for _ in 0..<5 { await fixture.scheduler.pushArrived(account: "a") }
         #expect(await eventually { await fixture.scheduler.refreshCallers(account: "a", timeline: "home") == 2 })
-        await fixture.clock.advance(by: .seconds(8))
+        await clock.advance(by: .seconds(8))  // 20 s: Home answered both callers
         #expect(try await appeared.value)
-        await fixture.clock.advance(by: .seconds(10))
-        await fixture.advance(29, ticks: 2)  // to 59 s
-        let names = await fixture.target.names
+        #expect(await callInFlight(3))
+        await clock.advance(by: .seconds(10))  // 30 s: the tick ends; one more for the five requests
+        #expect(await callInFlight(4))
+        await clock.advance(by: .seconds(10))  // 40 s
+        #expect(await callInFlight(5))
+        await clock.advance(by: .seconds(10))  // 50 s: the second tick ends (same count: no notifications)
+        await settle(fixture.loop, clock: clock, ticks: 2)
+        #expect(await fixture.loop.state == .waiting(until: .seconds(60), reason: .scheduled))
+        let names = await target.names
         #expect(names.filter { $0 == "timeline:home" }.count == 2, "\(names)")
         #expect(await fixture.tickSeconds() == [0, 30], "five requests in flight → one tick after it")
         await fixture.scheduler.shutdown()

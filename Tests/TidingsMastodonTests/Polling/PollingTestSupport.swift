@@ -74,7 +74,7 @@ extension Duration {
 /// of hanging.
 @discardableResult
 func settle(_ loop: PollLoop, clock: TestClock, ticks: Int = 0) async -> PollLoop.State {
-    for _ in 0..<200_000 {
+    for attempt in 0..<200_000 {
         let state = await loop.state
         let started = await loop.tickCount
         if started >= ticks, await loop.isWaitingOnCurrentState, case .waiting(let until, _) = state {
@@ -84,16 +84,16 @@ func settle(_ loop: PollLoop, clock: TestClock, ticks: Int = 0) async -> PollLoo
                 return state
             }
         }
-        await Task.yield()
+        await PollLoopDriver.pause(after: attempt)
     }
     return await loop.state
 }
 
 /// Yields until `condition` holds (bounded).
 func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
-    for _ in 0..<200_000 {
+    for attempt in 0..<200_000 {
         if await condition() { return true }
-        await Task.yield()
+        await PollLoopDriver.pause(after: attempt)
     }
     return await condition()
 }

@@ -85,7 +85,8 @@ public final class NotificationPolicyStore: Sendable {
     /// Delivers the account's digest when a digest time passed since the last one (a job that runs late still
     /// delivers): one summary of `unread` — what the server still lists as unread — less what the marker covers,
     /// the switched-off categories and what was raised already. Records the summary's notification IDs in the
-    /// raised set and the delivery time. Without an earlier delivery, the last 24 hours count.
+    /// raised set and the delivery time. The first call for an account records the time and delivers nothing:
+    /// the digest starts then.
     ///
     /// - Throws: ``StoreError`` from SQLite; nothing is recorded then.
     public func deliverDigestIfDue(
@@ -94,18 +95,23 @@ public final class NotificationPolicyStore: Sendable {
     ) async throws -> DigestOutcome {
         try await database.write { db in
             let calendar = NotificationCalendar(timeZone: context.timeZone)
-            let last =
-                try db.fetchOne(
-                    Double.self,
-                    "SELECT CAST(value AS REAL) FROM tidings_notification_state WHERE account = ? AND key = ?",
-                    [account, "last_digest"]
-                ).map(Date.init(timeIntervalSince1970:)) ?? context.now.addingTimeInterval(-86_400)
+            let stored = try db.fetchOne(
+                String.self, "SELECT value FROM tidings_notification_state WHERE account = ? AND key = ?",
+                [account, "last_digest"])
+            let recordNow = {
+                try db.execute(
+                    "INSERT OR REPLACE INTO tidings_notification_state(account, key, value) VALUES (?, ?, ?)",
+                    [account, "last_digest", String(context.now.timeIntervalSince1970)])
+            }
+            // The first call only starts the count: a digest covers times after it was first asked for.
+            guard let last = stored.flatMap(Double.init).map(Date.init(timeIntervalSince1970:)) else {
+                try recordNow()
+                return .notDue
+            }
             guard calendar.isDigestDue(now: context.now, lastDelivered: last, settings: settings),
                 !calendar.isQuiet(context.now, settings.quietHours)
             else { return .notDue }
-            try db.execute(
-                "INSERT OR REPLACE INTO tidings_notification_state(account, key, value) VALUES (?, ?, ?)",
-                [account, "last_digest", String(context.now.timeIntervalSince1970)])
+            try recordNow()
             var fresh: [NotificationCandidate] = []
             for candidate in unread where candidate.account == account {
                 guard settings.enabledCategories.contains(candidate.category),

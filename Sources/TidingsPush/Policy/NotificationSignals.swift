@@ -11,7 +11,11 @@ public enum NotificationBadge {
 
     /// The badge over every signed-in account, capped.
     public static func value(_ snapshot: WidgetSnapshot) -> Int {
-        value(unreadCount: snapshot.accounts.reduce(0) { $0 &+ max($1.unreadCount, 0) })
+        value(
+            unreadCount: snapshot.accounts.reduce(0) { total, account in
+                let (sum, overflow) = total.addingReportingOverflow(max(account.unreadCount, 0))
+                return overflow ? Int.max : sum
+            })
     }
 }
 
@@ -66,14 +70,19 @@ public final class NotificationSignalCenter: Sendable {
     /// An account signed out.
     public func signedOut() { broadcaster.publish(.signOut) }
 
-    /// What changed from `old` to `new`: unread counts, then mentions (by account and ID).
+    /// What changed from `old` to `new`: unread counts, then mentions (by account and ID). An account missing
+    /// from one side counts as 0 unread and no mentions.
     public static func changes(from old: WidgetSnapshot?, to new: WidgetSnapshot) -> [NotificationRedrawReason] {
         let counts = { (snapshot: WidgetSnapshot?) in
-            Dictionary((snapshot?.accounts ?? []).map { ($0.account, $0.unreadCount) }, uniquingKeysWith: { a, _ in a })
+            Dictionary(
+                (snapshot?.accounts ?? []).filter { $0.unreadCount != 0 }.map { ($0.account, $0.unreadCount) },
+                uniquingKeysWith: { a, _ in a })
         }
         let mentions = { (snapshot: WidgetSnapshot?) in
             Dictionary(
-                (snapshot?.accounts ?? []).map { ($0.account, $0.recentMentions.map(\.id)) },
+                (snapshot?.accounts ?? []).filter { !$0.recentMentions.isEmpty }.map {
+                    ($0.account, $0.recentMentions.map(\.id))
+                },
                 uniquingKeysWith: { a, _ in a })
         }
         var reasons: [NotificationRedrawReason] = []

@@ -16,6 +16,13 @@ extension NotificationCandidate {
         self.init(
             account: account, serverID: ServerID(id), category: category, origin: .push,
             author: icon.map { NotificationAuthor(id: nil, displayName: "", handle: "", avatar: $0) },
-            statusHTML: payload["body"]?.stringValue ?? "", pushedTitle: payload["title"]?.stringValue)
+            statusHTML: Self.html(plainText: payload["body"]?.stringValue ?? ""),
+            pushedTitle: payload["title"]?.stringValue)
+    }
+
+    /// The payload's body is plain text: escaped, so the HTML-to-text pass gives it back as sent (newlines kept).
+    static func html(plainText text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: "\n", with: "<br>")
     }
 }

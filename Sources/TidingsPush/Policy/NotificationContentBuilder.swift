@@ -76,7 +76,9 @@ public enum NotificationContentBuilder {
         }
         let shortcut =
             category.isMention
-            ? candidate.author.map { "\(candidate.account)#author:\($0.id?.rawValue ?? $0.handle)" } : nil
+            ? (candidate.author?.id?.rawValue ?? candidate.author?.handle).flatMap { key in
+                key.isEmpty ? nil : "\(candidate.account)#author:\(key)"
+            } : nil
         return NotificationRequest(
             identifier: candidate.requestIdentifier, account: candidate.account, category: category, title: title,
             body: body, subtitle: subtitle(context), threadIdentifier: thread,

@@ -17,11 +17,13 @@ public struct RaisedState: Hashable, Sendable {
     /// Nothing raised yet.
     public static let none = RaisedState()
 
+    /// Equal when both parts are equal.
     public static func == (lhs: RaisedState, rhs: RaisedState) -> Bool {
         lhs.notificationRaised == rhs.notificationRaised && lhs.group?.newest == rhs.group?.newest
             && lhs.group?.requestIdentifier == rhs.group?.requestIdentifier
     }
 
+    /// Hashes both parts, consistent with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(notificationRaised)
         hasher.combine(group?.newest)

@@ -84,7 +84,8 @@ public struct WidgetSnapshot: Codable, Hashable, Sendable {
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(self) else { throw .io("encode", errno: 0) }
-        let temporary = path + ".tmp-\(getpid())"
+        // Unique per write, so two writers (threads or processes) never share a temporary file.
+        let temporary = path + ".tmp-\(getpid())-\(UUID().uuidString)"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .io("create", errno: errno) }
         var failure: WidgetSnapshotError?
@@ -146,7 +147,9 @@ public struct WidgetSnapshotError: TidingsError {
     /// Any file operation's failure, for matching (`catch WidgetSnapshotError.ioFailure`).
     public static let ioFailure = WidgetSnapshotError(code: .io, step: "", errno: 0)
 
+    /// The kind (`io` or `malformed`).
     public var kind: TidingsErrorKind { TidingsErrorKind(code) }
+    /// The kind, step and `errno`; never the snapshot's content.
     public var description: String {
         code == .io ? "WidgetSnapshotError.io(\(step), errno \(errno))" : "WidgetSnapshotError.malformed"
     }

@@ -160,12 +160,12 @@ import TidingsPush
 
         let payload = try JSONValue(
             parsing:
-                #"{"notification_id": 5, "notification_type": "favourite", "title": "Bob favourited", "body": "a & b", "icon": ""}"#
+                #"{"notification_id": 5, "notification_type": "favourite", "title": "Bob favourited", "body": "a & b <3\n<b>x</b>", "icon": ""}"#
         )
         let pushed = try #require(NotificationCandidate(pushPayload: payload, account: S.account))
         #expect(pushed.serverID == "5" && pushed.origin == .push && pushed.author == nil)
         let request = NotificationContentBuilder.request(for: pushed, context: .init())
-        #expect(request.title.text == "Bob favourited" && request.body.text == "a & b")
+        #expect(request.title.text == "Bob favourited" && request.body.text == "a & b <3\n<b>x</b>")
         let unusable = try JSONValue(parsing: #"{"title": "x"}"#)
         #expect(NotificationCandidate(pushPayload: unusable, account: S.account) == nil)
     }

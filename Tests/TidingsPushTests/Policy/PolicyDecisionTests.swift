@@ -69,6 +69,32 @@ import TidingsPush
         #expect(again.label == "drop.alreadyRaised")
     }
 
+    @Test func twoConnectionsOnOneFileRaiseEachNotificationOnce() async throws {
+        // The app and its notification extension: two connections to one file, deciding at the same time.
+        let directory = try S.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store.sqlite").path
+        let app = NotificationPolicyStore(
+            database: try await SQLiteDatabase.open(path: path, schema: NotificationPolicyStore.schema))
+        let extensionStore = NotificationPolicyStore(
+            database: try await SQLiteDatabase.open(path: path, schema: NotificationPolicyStore.schema))
+        let context = S.context(noon)
+        let raises = try await withThrowingTaskGroup(of: Int.self) { group in
+            for id in 1...20 {
+                for (store, origin) in [(app, NotificationOrigin.poll), (extensionStore, .push)] {
+                    group.addTask {
+                        let decision = try await store.decideAndRecord(
+                            S.candidate(ServerID(String(id)), origin: origin), settings: NotificationSettings(),
+                            context: context)
+                        return decision.label == "raise" ? 1 : 0
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(raises == 20)
+    }
+
     @Test func aGroupRaisesOnceThenUpdatesInPlaceWithTheSameIdentifierAsItGrows() async throws {
         let store = try S.store()
         let context = S.context(noon)

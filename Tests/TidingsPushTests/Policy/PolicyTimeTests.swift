@@ -107,6 +107,29 @@ import TidingsPush
         #expect(jobs == [S.date(2026, 6, 11, 7)])
     }
 
+    @Test func aDigestHourThatRepeatsWhenClocksGoBackIsDeliveredOnceAndFollowsAChangeOfZone() async {
+        let calendar = NotificationCalendar(timeZone: S.berlin)
+        let settings = NotificationSettings(delivery: .digest(hours: [2], urgentMentionsAtOnce: false))
+        // 25 October 2026: 02:00–03:00 happens twice in Berlin; the digest comes at the first 02:00 only.
+        let evening = S.date(2026, 10, 24, 20)
+        let times = calendar.digestTimes(after: evening, settings: settings, count: 2)
+        #expect(times.count == 2)
+        #expect(times[1].timeIntervalSince(times[0]) == 25 * 3600)
+        let clock = TestClock()
+        let wall = NotificationPolicyClock(clock, origin: evening)
+        await clock.advance(by: .seconds(times[0].timeIntervalSince(evening)))
+        #expect(calendar.isDigestDue(now: wall.now, lastDelivered: evening, settings: settings))
+        let delivered = wall.now
+        await clock.advance(by: .seconds(3600))  // the second 02:00
+        #expect(calendar.minuteOfDay(wall.now) == 120)
+        #expect(!calendar.isDigestDue(now: wall.now, lastDelivered: delivered, settings: settings))
+        // The person flies to New York: the next 02:00 is New York's.
+        let newYork = NotificationCalendar(timeZone: S.newYork)
+        #expect(
+            newYork.digestTimes(after: wall.now, settings: settings, count: 1)
+                == [S.date(2026, 10, 25, 2, in: S.newYork)])
+    }
+
     @Test func aDigestHoldsUntilItsTimeAndUrgentMentionsMayComeAtOnce() {
         let noon = S.date(2026, 6, 10, 12)
         let strict = NotificationSettings(delivery: .digest(hours: [18], urgentMentionsAtOnce: false))

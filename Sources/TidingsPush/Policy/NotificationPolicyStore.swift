@@ -1,0 +1,228 @@
+import Foundation
+import TidingsCore
+
+/// `NotificationPolicyStore` keeps the policy's small durable state in the app's store: the raised set per
+/// account (notification IDs, and each v2 group's newest raised ID and request identifier), when each
+/// account's last digest went out, and whether the notification permission was asked.
+///
+/// Add ``tables`` to the schema and call ``createTables(_:)`` from a migration. Deciding and recording happen in
+/// one write transaction (``decideAndRecord(_:settings:context:)``), so the app and its notification extension,
+/// sharing the file, never both raise one notification. Nothing of a held notification is stored: at the end
+/// of quiet hours or at a digest time the caller feeds the server's unread list again.
+public final class NotificationPolicyStore: Sendable {
+    /// The durable tables (raised set, groups, per-account and global state).
+    public static let tables: [SQLiteSchema.Table] = [
+        .durable("tidings_raised_notifications"), .durable("tidings_raised_groups"),
+        .durable("tidings_notification_state"),
+    ]
+
+    /// Creates the tables; call it from one of the schema's migrations.
+    ///
+    /// - Throws: ``StoreError`` from SQLite.
+    public static func createTables(_ db: SQLiteConnection) throws {
+        try db.executeScript(
+            """
+            CREATE TABLE IF NOT EXISTS tidings_raised_notifications(
+                account TEXT NOT NULL, server_id TEXT NOT NULL, request_id TEXT NOT NULL, raised_at REAL NOT NULL,
+                PRIMARY KEY(account, server_id)) STRICT;
+            CREATE TABLE IF NOT EXISTS tidings_raised_groups(
+                account TEXT NOT NULL, group_key TEXT NOT NULL, request_id TEXT NOT NULL, newest_id TEXT NOT NULL,
+                PRIMARY KEY(account, group_key)) STRICT;
+            CREATE TABLE IF NOT EXISTS tidings_notification_state(
+                account TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY(account, key)) STRICT;
+            """)
+    }
+
+    /// A schema holding only these tables, for a store of its own (tests, an extension's small store).
+    public static let schema = SQLiteSchema(
+        tables: tables, migrations: [.init(version: 1, name: "notification policy") { try createTables($0) }])
+
+    private let database: SQLiteDatabase
+
+    /// Uses `database`, whose schema must include ``tables``.
+    public init(database: SQLiteDatabase) { self.database = database }
+
+    /// Decides with ``NotificationPolicy`` against the stored raised set and records a raise or an update in the
+    /// same transaction.
+    ///
+    /// - Throws: ``StoreError`` from SQLite; nothing is recorded then.
+    public func decideAndRecord(
+        _ candidate: NotificationCandidate, settings: NotificationSettings, context: NotificationPolicyContext
+    ) async throws -> NotificationDecision {
+        try await database.write { db in
+            let raised = try Self.raisedState(db, candidate)
+            let decision = NotificationPolicy.decide(candidate, settings: settings, context: context, raised: raised)
+            switch decision {
+            case .raise(let request), .update(let request):
+                try Self.record(db, candidate, requestID: request.identifier, at: context.now)
+            case .drop(.alreadyRaised) where raised.group == nil && candidate.groupKey != nil:
+                // Raised alone (a push) before its group was seen: the group grows that notification in place.
+                try Self.recordGroup(
+                    db, candidate, requestID: "\(candidate.account)#notification:\(candidate.serverID)")
+            case .hold, .drop: break
+            }
+            return decision
+        }
+    }
+
+    /// What the raised set holds for `candidate`.
+    ///
+    /// - Throws: ``StoreError`` from SQLite.
+    public func raisedState(for candidate: NotificationCandidate) async throws -> RaisedState {
+        try await database.read { db in try Self.raisedState(db, candidate) }
+    }
+
+    /// The outcome of ``deliverDigestIfDue(account:unread:settings:context:)``.
+    public enum DigestOutcome: Hashable, Sendable {
+        /// No digest time passed since the last delivery.
+        case notDue
+        /// A digest time passed, but nothing unread and unraised was left.
+        case nothingToSay
+        /// Raise this summary.
+        case raise(NotificationRequest)
+    }
+
+    /// Delivers the account's digest when a digest time passed since the last one (a job that runs late still
+    /// delivers): one summary of `unread` — what the server still lists as unread — less what the marker covers,
+    /// the switched-off categories and what was raised already. Records the summary's notification IDs in the
+    /// raised set and the delivery time. The first call for an account records the time and delivers nothing:
+    /// the digest starts then.
+    ///
+    /// - Throws: ``StoreError`` from SQLite; nothing is recorded then.
+    public func deliverDigestIfDue(
+        account: String, unread: [NotificationCandidate], settings: NotificationSettings,
+        context: NotificationPolicyContext
+    ) async throws -> DigestOutcome {
+        try await database.write { db in
+            let calendar = NotificationCalendar(timeZone: context.timeZone)
+            let stored = try db.fetchOne(
+                String.self, "SELECT value FROM tidings_notification_state WHERE account = ? AND key = ?",
+                [account, "last_digest"])
+            let recordNow = {
+                try db.execute(
+                    "INSERT OR REPLACE INTO tidings_notification_state(account, key, value) VALUES (?, ?, ?)",
+                    [account, "last_digest", String(context.now.timeIntervalSince1970)])
+            }
+            // The first call only starts the count: a digest covers times after it was first asked for.
+            guard let last = stored.flatMap(Double.init).map(Date.init(timeIntervalSince1970:)) else {
+                try recordNow()
+                return .notDue
+            }
+            guard calendar.isDigestDue(now: context.now, lastDelivered: last, settings: settings),
+                !calendar.isQuiet(context.now, settings.quietHours)
+            else { return .notDue }
+            try recordNow()
+            var fresh: [NotificationCandidate] = []
+            for candidate in unread where candidate.account == account {
+                guard settings.enabledCategories.contains(candidate.category),
+                    context.marker.map({ candidate.serverID > $0 }) ?? true,
+                    try !Self.raisedState(db, candidate).notificationRaised
+                else { continue }
+                if let group = try Self.raisedState(db, candidate).group, group.newest >= candidate.serverID {
+                    continue
+                }
+                fresh.append(candidate)
+            }
+            guard
+                let summary = NotificationContentBuilder.digest(
+                    account: account, candidates: fresh, context: context.content)
+            else { return .nothingToSay }
+            for candidate in fresh { try Self.record(db, candidate, requestID: summary.identifier, at: context.now) }
+            return .raise(summary)
+        }
+    }
+
+    /// What the app must do when an account signs out: withdraw these notifications, remove this channel group.
+    public struct SignOut: Hashable, Sendable {
+        /// The request identifiers raised for the account (withdraw every one).
+        public var withdrawRequestIdentifiers: [String]
+        /// The Android channel group to remove (the account's).
+        public var removeChannelGroup: String
+    }
+
+    /// Deletes the account's raised set and state, and returns what the app must withdraw.
+    ///
+    /// - Throws: ``StoreError`` from SQLite; nothing is deleted then.
+    public func signOut(account: String) async throws -> SignOut {
+        try await database.write { db in
+            let notifications = try db.fetchAll(
+                String.self, "SELECT DISTINCT request_id FROM tidings_raised_notifications WHERE account = ?",
+                [account])
+            let groups = try db.fetchAll(
+                String.self, "SELECT DISTINCT request_id FROM tidings_raised_groups WHERE account = ?", [account])
+            for table in ["tidings_raised_notifications", "tidings_raised_groups", "tidings_notification_state"] {
+                try db.execute("DELETE FROM \(table) WHERE account = ?", [account])
+            }
+            let identifiers = Array(Set(notifications + groups)).sorted()
+            return SignOut(withdrawRequestIdentifiers: identifiers, removeChannelGroup: account)
+        }
+    }
+
+    /// Whether the app already asked for the notification permission (then it sends the person to the system
+    /// settings instead).
+    ///
+    /// - Throws: ``StoreError`` from SQLite.
+    public func permissionWasAsked() async throws -> Bool {
+        try await database.read { db in
+            try db.fetchOne(
+                String.self, "SELECT value FROM tidings_notification_state WHERE account = '' AND key = ?",
+                ["permission_asked"]) == "1"
+        }
+    }
+
+    /// Records that the permission was asked.
+    ///
+    /// - Throws: ``StoreError`` from SQLite.
+    public func markPermissionAsked() async throws {
+        try await database.write { db in
+            try db.execute(
+                "INSERT OR REPLACE INTO tidings_notification_state(account, key, value) VALUES ('', ?, '1')",
+                ["permission_asked"])
+        }
+    }
+
+    private static func raisedState(_ db: SQLiteConnection, _ candidate: NotificationCandidate) throws
+        -> RaisedState
+    {
+        let raised =
+            try db.fetchOne(
+                Int.self, "SELECT 1 FROM tidings_raised_notifications WHERE account = ? AND server_id = ?",
+                [candidate.account, candidate.serverID]) != nil
+        var group: (newest: ServerID, requestIdentifier: String)?
+        if let key = candidate.groupKey {
+            group = try db.fetchOne(
+                "SELECT newest_id, request_id FROM tidings_raised_groups WHERE account = ? AND group_key = ?",
+                [candidate.account, key]
+            ) { row in (try row[0] as ServerID, try row[1] as String) }
+        }
+        return RaisedState(notificationRaised: raised, group: group)
+    }
+
+    private static func record(
+        _ db: SQLiteConnection, _ candidate: NotificationCandidate, requestID: String, at now: Date
+    )
+        throws
+    {
+        try db.execute(
+            """
+            INSERT OR IGNORE INTO tidings_raised_notifications(account, server_id, request_id, raised_at)
+            VALUES (?, ?, ?, ?)
+            """, [candidate.account, candidate.serverID, requestID, now.timeIntervalSince1970])
+        if candidate.groupKey != nil { try recordGroup(db, candidate, requestID: requestID) }
+    }
+
+    private static func recordGroup(_ db: SQLiteConnection, _ candidate: NotificationCandidate, requestID: String)
+        throws
+    {
+        guard let key = candidate.groupKey else { return }
+        // The newest ID only moves forward, in ServerID order (byte length, then bytes), as markers do.
+        try db.execute(
+            """
+            INSERT INTO tidings_raised_groups(account, group_key, request_id, newest_id) VALUES (?, ?, ?, ?)
+            ON CONFLICT(account, group_key) DO UPDATE SET newest_id = excluded.newest_id
+            WHERE length(CAST(excluded.newest_id AS BLOB)) > length(CAST(newest_id AS BLOB))
+               OR (length(CAST(excluded.newest_id AS BLOB)) = length(CAST(newest_id AS BLOB))
+                   AND excluded.newest_id > newest_id)
+            """, [candidate.account, key, requestID, candidate.serverID])
+    }
+}

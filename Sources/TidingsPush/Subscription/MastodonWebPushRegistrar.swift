@@ -12,7 +12,7 @@ public enum MastodonPushRegistrationStatus: Sendable, Equatable {
     /// The account has no subscription (after sign-out).
     case none
 
-    /// What the tier policy (``TidingsMastodon/MastodonTierPolicy``) should assume: pushes arrive only while the
+    /// What the tier policy (`MastodonTierPolicy` (TidingsMastodon)) should assume: pushes arrive only while the
     /// registration is active; after a failure the account is polled as if unpushed until a reconcile succeeds.
     public var tierRegistration: MastodonPushRegistration {
         if case .active = self { return .active }

@@ -109,6 +109,14 @@ import TidingsPush
         #expect(aesgcm.error.hasPrefix("Error: The body is refused: WebPushError.truncatedRecord"))
     }
 
+    @Test func aBodyOverTheLimitIsRefusedWithoutDecrypting() async throws {
+        let input = [UInt8](repeating: 0, count: WebPushDecryptor.maximumBodyByteCount + 1)
+        let run = await run(
+            ["push", "decrypt", "--private-key", Self.rfcPrivateKey, "--auth", Self.rfcAuth], input: input)
+        #expect(run.status == 65)
+        #expect(run.error.hasPrefix("Error: The body is refused: more than 1048576 bytes on standard input."))
+    }
+
     @Test func wrongCommandLinesExit64BeforeReadingAndNeverEchoASecret() async throws {
         let secret = "c2VjcmV0LXNjYWxhci10aGF0LWlzLW5vdC1hLWtleQ"
         let cases: [[String]] = [
@@ -150,6 +158,13 @@ import TidingsPush
             timeout: .seconds(45))
         #expect(refused.termination == .exited(65))
         #expect(String(decoding: refused.standardError, as: UTF8.self).hasPrefix("Error: The body is refused: "))
+        // The reader stops at the limit: a larger input is refused, not buffered whole.
+        try Data(count: WebPushDecryptor.maximumBodyByteCount + 1).write(to: file)
+        let tooLarge = try await ChildProcess.run(
+            executable: ToolRun.executable.path, arguments: arguments, standardInput: .file(file.path),
+            timeout: .seconds(45))
+        #expect(tooLarge.termination == .exited(65))
+        #expect(String(decoding: tooLarge.standardError, as: UTF8.self).contains("more than 1048576 bytes"))
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import PeerSupport
 import Testing
 import TidingsCore
+import TidingsNet
 import TidingsPush
 
 @testable import tidings
@@ -108,6 +109,14 @@ import TidingsPush
         #expect(aesgcm.error.hasPrefix("Error: The body is refused: WebPushError.truncatedRecord"))
     }
 
+    @Test func aBodyOverTheLimitIsRefusedWithoutDecrypting() async throws {
+        let input = [UInt8](repeating: 0, count: WebPushDecryptor.maximumBodyByteCount + 1)
+        let run = await run(
+            ["push", "decrypt", "--private-key", Self.rfcPrivateKey, "--auth", Self.rfcAuth], input: input)
+        #expect(run.status == 65)
+        #expect(run.error.hasPrefix("Error: The body is refused: more than 1048576 bytes on standard input."))
+    }
+
     @Test func wrongCommandLinesExit64BeforeReadingAndNeverEchoASecret() async throws {
         let secret = "c2VjcmV0LXNjYWxhci10aGF0LWlzLW5vdC1hLWtleQ"
         let cases: [[String]] = [
@@ -149,5 +158,55 @@ import TidingsPush
             timeout: .seconds(45))
         #expect(refused.termination == .exited(65))
         #expect(String(decoding: refused.standardError, as: UTF8.self).hasPrefix("Error: The body is refused: "))
+        // The reader stops at the limit: a larger input is refused, not buffered whole.
+        try Data(count: WebPushDecryptor.maximumBodyByteCount + 1).write(to: file)
+        let tooLarge = try await ChildProcess.run(
+            executable: ToolRun.executable.path, arguments: arguments, standardInput: .file(file.path),
+            timeout: .seconds(45))
+        #expect(tooLarge.termination == .exited(65))
+        #expect(String(decoding: tooLarge.standardError, as: UTF8.self).contains("more than 1048576 bytes"))
+    }
+}
+
+/// `tidings push listen` as the built binary: it prints its endpoint, receives a VAPID-signed push over loopback,
+/// prints it decrypted, and exits 0 on SIGTERM.
+@Suite(.timeLimit(.minutes(1))) struct PushListenCommandTests {
+    @Test func aSignedPushIsPrintedDecryptedAndAForgedOneRefused() async throws {
+        let keys = try WebPushSubscriptionKeys.generate()
+        let child = try ChildProcess.spawn(
+            executable: ToolRun.executable.path,
+            arguments: [
+                "push", "listen", "--private-key", keys.base64URLPrivateKey, "--auth", keys.base64URLAuthSecret,
+            ],
+            standardInput: .pipe)
+        defer { child.signal(SIGKILL) }
+        let announced = try await child.readOutput(timeout: .seconds(30)) {
+            String(decoding: $0, as: UTF8.self).contains("public-key: ")
+                && String(decoding: $0, as: UTF8.self).hasSuffix("\n")
+        }
+        let text = String(decoding: announced.data, as: UTF8.self)
+        #expect(!text.contains(keys.base64URLPrivateKey) && !text.contains(keys.base64URLAuthSecret))
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("endpoint: ") })
+        let endpoint = try #require(URL(string: String(line.dropFirst("endpoint: ".count))))
+        let message = try WebPushEncryptor.encrypt(
+            Array("{\"title\":\"hello\"}".utf8), receiverPublicKey: keys.publicKey, authSecret: keys.authSecret,
+            encoding: .aes128gcm)
+        let vapid = try WebPushVAPID.headers(
+            endpoint: endpoint, key: try TidingsCrypto.P256.Signing.PrivateKey(), subject: "mailto:test@example",
+            expiry: Date().addingTimeInterval(600), standard: true)
+        var request = HTTPRequest(method: .post, url: endpoint, body: Data(message.body))
+        request.headers["Content-Encoding"] = "aes128gcm"
+        request.headers["Authorization"] = vapid.authorization
+        #expect(try await HTTPClient().response(for: request).status == 201)
+        request.headers["Authorization"] = nil
+        #expect(try await HTTPClient().response(for: request).status == 401)
+        let printed = try await child.readOutput(timeout: .seconds(30)) {
+            String(decoding: $0, as: UTF8.self).contains("push refused: ")
+        }
+        let output = String(decoding: printed.data, as: UTF8.self)
+        #expect(output.contains("push: aes128gcm, \(message.body.count) bytes, VAPID http://127.0.0.1:"))
+        #expect(output.contains(": {\"title\":\"hello\"}"))
+        child.signal(SIGTERM)
+        #expect(await child.waitForExit(timeout: .seconds(30)) == .exited(0))
     }
 }

@@ -142,6 +142,16 @@ import TidingsSandboxKit
         }
     }
 
+    @Test func concurrentFirstCallsShareOneKeyPair() async throws {
+        let registration = await registration(database: try Self.memoryStore(), cipher: try ValueCipher(key: .random()))
+        let keys = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+            for _ in 0..<64 { group.addTask { try await registration.keys().publicKey } }
+            return try await group.reduce(into: Set<[UInt8]>()) { $0.insert($1) }
+        }
+        #expect(keys.count == 1)
+        #expect(keys.first == (try await registration.keys().publicKey))
+    }
+
     @Test func signOutUnsubscribesAndForgetsTheKeys() async throws {
         let registration = await registration(database: try Self.memoryStore(), cipher: try ValueCipher(key: .random()))
         _ = await registration.reconcile(endpoint: endpoint, alerts: .personal, policy: .all)

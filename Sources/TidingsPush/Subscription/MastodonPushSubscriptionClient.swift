@@ -3,7 +3,7 @@ import TidingsCore
 import TidingsMastodon
 
 /// The four calls of Mastodon's Web Push subscription API for one account (one subscription per access token),
-/// sent through the account's ``TidingsMastodon/MastodonAPIClient`` — its bearer token, rate budget and errors.
+/// sent through the account's `MastodonAPIClient` — its bearer token, rate budget and errors.
 public struct MastodonPushSubscriptionClient: Sendable {
     static let path = "/api/v1/push/subscription"
 
@@ -16,7 +16,7 @@ public struct MastodonPushSubscriptionClient: Sendable {
     /// `POST /api/v1/push/subscription`, form-encoded: creates the token's subscription, replacing any earlier
     /// one. `standard` asks for RFC 8291 `aes128gcm` (Mastodon 4.4+; older servers ignore it and send `aesgcm`).
     ///
-    /// - Throws: `MastodonError` (``MastodonError/decoding`` for an answer without id, endpoint or server key).
+    /// - Throws: `MastodonError` (`MastodonError.decoding` for an answer without id, endpoint or server key).
     public func subscribe(
         endpoint: URL, keys: WebPushSubscriptionKeys, alerts: MastodonPushAlerts, policy: MastodonPushPolicy,
         standard: Bool = true
@@ -35,7 +35,7 @@ public struct MastodonPushSubscriptionClient: Sendable {
     /// `PUT /api/v1/push/subscription`: changes the alerts and policy of the existing subscription (keys and
     /// endpoint stay).
     ///
-    /// - Throws: `MastodonError` (``MastodonError/notFound`` when the token has no subscription).
+    /// - Throws: `MastodonError` (`MastodonError.notFound` when the token has no subscription).
     public func update(alerts: MastodonPushAlerts, policy: MastodonPushPolicy) async throws
         -> MastodonPushSubscription
     {

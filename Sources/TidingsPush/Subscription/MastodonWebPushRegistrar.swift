@@ -12,7 +12,7 @@ public enum MastodonPushRegistrationStatus: Sendable, Equatable {
     /// The account has no subscription (after sign-out).
     case none
 
-    /// What the tier policy (``TidingsMastodon/MastodonTierPolicy``) should assume: pushes arrive only while the
+    /// What the tier policy (`MastodonTierPolicy` (TidingsMastodon)) should assume: pushes arrive only while the
     /// registration is active; after a failure the account is polled as if unpushed until a reconcile succeeds.
     public var tierRegistration: MastodonPushRegistration {
         if case .active = self { return .active }
@@ -70,12 +70,14 @@ public actor MastodonWebPushRegistrar {
             keys.authSecret, table: PushStoreSchema.registrations, column: "auth", rowID: account)
         let publicKey = keys.base64URLPublicKey
         let stamp = Int64(now().timeIntervalSince1970)
+        // The actor is reentrant across the store's awaits: two first calls may both get here. The row that
+        // lands first wins and both return it, so one account never has two key pairs.
         try await database.write { db in
             try db.execute(
-                "INSERT INTO push_mastodon_registrations(account, private_key, auth, public_key, updated_at) "
+                "INSERT OR IGNORE INTO push_mastodon_registrations(account, private_key, auth, public_key, updated_at) "
                     + "VALUES (?, ?, ?, ?, ?)", values: account, sealedKey, sealedAuth, publicKey, stamp)
         }
-        return keys
+        return try await storedKeys() ?? keys
     }
 
     private func storedKeys() async throws -> WebPushSubscriptionKeys? {

@@ -9,6 +9,10 @@ public enum WebPushVAPID {
     /// The headers that sign one request to `endpoint`.
     ///
     /// - Parameters:
+    ///   - endpoint: The subscription's endpoint; its origin is the JWT's `aud`.
+    ///   - key: The server's VAPID signing key.
+    ///   - subject: A contact for the push service (`mailto:` or `https:`), the JWT's `sub`.
+    ///   - expiry: The JWT's `exp` (a push service refuses more than 24 hours ahead).
     ///   - standard: RFC 8292's `vapid` scheme when true; the legacy `WebPush` scheme (and a `Crypto-Key`
     ///     `p256ecdsa` parameter) when false, as Mastodon sends with `aesgcm`.
     /// - Throws: ``WebPushError/invalidParameter`` when `endpoint` has no origin; ``WebPushError/platformFailure``

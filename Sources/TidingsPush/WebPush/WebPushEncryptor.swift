@@ -32,6 +32,10 @@ public enum WebPushEncryptor {
     /// `authSecret` (16 bytes).
     ///
     /// - Parameters:
+    ///   - plaintext: The message (a push service takes at most 3993 bytes in one 4096-byte `aes128gcm` record).
+    ///   - receiverPublicKey: The subscription's 65-byte public key (`keys[p256dh]`).
+    ///   - authSecret: The subscription's 16-byte auth secret (`keys[auth]`).
+    ///   - encoding: `aes128gcm` (RFC 8291) or the legacy `aesgcm`.
     ///   - recordSize: `aes128gcm`: the record size including tag and delimiter (at least 18; 4096 puts up to
     ///     3993 bytes in the single record RFC 8291 asks for); `aesgcm`: plaintext bytes per record (at least 3).
     ///   - senderKey: the ephemeral key; a fresh one when nil.

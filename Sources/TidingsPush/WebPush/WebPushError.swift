@@ -2,7 +2,7 @@ import TidingsCore
 
 /// A `WebPushError` says why a Web Push message, its headers or a subscription key was refused.
 ///
-/// It follows ``TidingsCore/TidingsError``: compare or catch by kind (`catch WebPushError.badPadding`), read the
+/// It follows `TidingsError`: compare or catch by kind (`catch WebPushError.badPadding`), read the
 /// context from ``detail`` and ``recordIndex``. Neither it nor its `description` ever holds key bytes, the
 /// auth secret or any plaintext: a refused message is reported by what was wrong with it, never by its content.
 public struct WebPushError: TidingsError {

@@ -33,9 +33,14 @@ public final class SandboxWebPushEndpoint: Sendable {
     private let registrations = LockedState([String: WebPushSubscriptionKeys]())
     private let received = SandboxPushWaiters<Message>()
     private let now: @Sendable () -> Date
+    private let onMessage: (@Sendable (Message) -> Void)?
 
-    /// An endpoint with no subscriptions; `now` judges VAPID expiry.
-    public init(now: @escaping @Sendable () -> Date = { Date() }) { self.now = now }
+    /// An endpoint with no subscriptions; `now` judges VAPID expiry; `onMessage` sees each message as it is
+    /// recorded (a CLI prints it).
+    public init(now: @escaping @Sendable () -> Date = { Date() }, onMessage: (@Sendable (Message) -> Void)? = nil) {
+        self.now = now
+        self.onMessage = onMessage
+    }
 
     /// Accepts pushes for `id`, decrypting them with `keys`.
     public func register(_ id: String, keys: WebPushSubscriptionKeys) {
@@ -86,10 +91,11 @@ public final class SandboxWebPushEndpoint: Sendable {
                 status = 400
             }
         }
-        received.append(
-            Message(
-                id: id, body: body, contentEncoding: contentEncoding, cryptoKey: cryptoKey, encryption: encryption,
-                vapid: vapid, plaintext: plaintext, failure: failure))
+        let message = Message(
+            id: id, body: body, contentEncoding: contentEncoding, cryptoKey: cryptoKey, encryption: encryption,
+            vapid: vapid, plaintext: plaintext, failure: failure)
+        received.append(message)
+        onMessage?(message)
         return .text(status == 201 ? "" : "refused", status: status)
     }
 }

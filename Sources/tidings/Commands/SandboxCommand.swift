@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import TidingsCore
+import TidingsPush
 import TidingsSandbox
 import TidingsSandboxKit
 
@@ -83,6 +84,13 @@ let sandboxMastodonCommand = Command(
         for (username, token) in MastodonSandboxServer.sampleAccounts {
             lines.append("token \(username): \(token)")
         }
+        // Web Push (Sources/TidingsSandbox/Push): the VAPID key is public, the server_key of every subscription.
+        let vapidKey = sandbox.pushSubscriptions.serverKey.map {
+            WebPushBase64URL.encode($0.publicKey.x963Representation)
+        }
+        lines.append(
+            "push: subscribe at /api/v1/push/subscription; notifications are pushed to the endpoint, VAPID key "
+                + (vapidKey ?? "unavailable"))
         lines.append(
             "connect: send 'Authorization: Bearer <token>' to the url's /api/v1 and /api/v2 endpoints "
                 + "(the tokens are the sandbox's public demo tokens, never secret)")

@@ -3,8 +3,8 @@ import TidingsPush
 /// `tidings push`: Web Push by hand — make subscription keys, decrypt a pushed body.
 let pushCommand = Command(
     name: "push",
-    abstract: "Web Push: make subscription keys, decrypt a pushed message body.",
-    subcommands: [pushDecryptCommand, pushKeygenCommand]
+    abstract: "Web Push: make subscription keys, decrypt a pushed message body, listen for pushes.",
+    subcommands: [pushDecryptCommand, pushKeygenCommand, pushListenCommand]
 )
 
 /// The options of `tidings push decrypt`, declared once.

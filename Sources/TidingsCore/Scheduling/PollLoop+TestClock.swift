@@ -13,26 +13,32 @@ package enum PollLoopDriver {
         _ loops: [PollLoop], clock: TestClock, extraSleepers: Int = 0, maxYields: Int = 1_000_000
     ) async -> Bool {
         for attempt in 0..<maxYields {
-            var expected = extraSleepers
-            var current = true
-            for loop in loops {
-                switch await loop.state {
-                case .ticking:
-                    expected += 1
-                case .waiting(let until, _):
-                    current = await loop.isWaitingOnCurrentState
-                    if until != nil { expected += 1 }
-                case .notStarted:
-                    current = false
-                case .finished:
-                    break
-                }
-                if !current { break }
+            if let expected = await sleepers(of: loops), clock.pendingSleepers == expected + extraSleepers {
+                return true
             }
-            if current, clock.pendingSleepers == expected { return true }
             await pause(after: attempt)
         }
         return false
+    }
+
+    /// How many sleepers the loops account for when each is settled (one per timed wait, one per tick
+    /// asleep on the clock), or `nil` while one of them is still deciding.
+    package static func sleepers(of loops: [PollLoop]) async -> Int? {
+        var expected = 0
+        for loop in loops {
+            switch await loop.state {
+            case .ticking:
+                expected += 1
+            case .waiting(let until, _):
+                guard await loop.isWaitingOnCurrentState else { return nil }
+                if until != nil { expected += 1 }
+            case .notStarted:
+                return nil
+            case .finished:
+                break
+            }
+        }
+        return expected
     }
 
     /// Yields; after the first few attempts, also gives the cores away for 100 µs, so a long wait on a

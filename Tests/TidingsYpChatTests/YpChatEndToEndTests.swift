@@ -331,6 +331,11 @@ import TidingsYpChat
         await anna.adminLogin(password: server.adminPassword)
         state = await anna.state
         #expect(state.isFeedbackAdmin)
+        // Nor in the sandbox's request log (the state and the logger's records are checked at the end).
+        if let sandbox = server.sandbox {
+            #expect(sandbox.log.entries.contains { $0.path == "/api/feedback/admin-login" && $0.status == 200 })
+            #expect(!sandbox.log.entries.contains { $0.description.contains(server.adminPassword) })
+        }
         #expect(state.feedbackMessage == .key(.adminLoggedIn))
         await anna.deleteFeedback(id: id)
         state = await anna.state

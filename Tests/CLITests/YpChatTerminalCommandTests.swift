@@ -165,6 +165,45 @@ import TidingsYpChat
         #expect(session.output.contains("* Logged out"))
     }
 
+    @Test func inATerminalTheLineIsEditedAndEarlierLinesAreRecalled() async throws {
+        let server = YpChatSandboxServer()
+        let listener = try server.serve()
+        defer { listener.stop() }
+        let base = Self.base(listener.url)
+        let command = "\(ToolRun.executable.path) ypchat --server \(base) --lang en"
+        let session = Session(
+            try ChildProcess.spawn(
+                executable: "/usr/bin/script", arguments: ["-qfec", command, "/dev/null"], standardInput: .pipe,
+                standardError: .nullDevice))
+        defer { session.child.signal(SIGKILL) }
+        let (left, right, up, down, home, end, delete) = (
+            "\u{1B}[D", "\u{1B}[C", "\u{1B}[A", "\u{1B}[B", "\u{1B}[H", "\u{1B}[F", "\u{1B}[3~"
+        )
+        try await session.expect("* connected")
+        try await session.type(":login anna w 30 DE\r")
+        try await session.expect("* Logged in as anna")
+        let bob = try await Self.bob(on: base)
+        try await session.type(":open bob\r")
+        try await session.expect("* Chat with bob")
+        // The cursor moves inside the line: "hllo", three to the left, "a".
+        try await session.type("hllo" + left + left + left + "a\r")
+        var state = try await until(bob) { $0.unreadChatsCount == 1 }
+        await bob.openConversation(with: "anna")
+        state = try await until(bob) { $0.conversationMessages.count == 1 }
+        #expect(state.conversationMessages.last?.message.text == "hallo")
+        // Up recalls it; Home, a two-byte character, End, "!"; a stray Delete at the end does nothing.
+        try await session.type(up + home + "¡" + end + "!" + delete + "\r")
+        state = try await until(bob) { $0.conversationMessages.count == 2 }
+        #expect(state.conversationMessages.last?.message.text == "¡hallo!")
+        // Up twice, Down once: the newest line again; Delete and Right edit inside it.
+        try await session.type(up + up + down + home + delete + right + right + right + right + "X\r")
+        state = try await until(bob) { $0.conversationMessages.count == 3 }
+        #expect(state.conversationMessages.last?.message.text == "hallXo!")
+        try await session.type("\u{03}")
+        try await session.readToEnd()
+        #expect(await session.child.waitForExit(timeout: .seconds(20)) == .exited(0))
+    }
+
     @Test func aBadServerURLIsAUsageError() async throws {
         #expect(try await ToolRun.run(["ypchat", "--server", "not a url"]).status == 64)
         #expect(try await ToolRun.run(["ypchat", "--bogus"]).status == 64)

@@ -44,7 +44,10 @@ import TidingsYpChat
         #expect(seen.handshakeCookie == "s%3As1.sig")
         #expect(seen.events.map(\.name) == ["setSessionId", "login"])
         #expect(seen.events.first?.payload["expressSessionId"] == "s1")
-        #expect(seen.events.last?.payload["userName"] == "anna")
+        // The plan's login payload, with the session id.
+        #expect(
+            seen.events.last?.payload
+                == ["userName": "anna", "gender": "w", "age": 30, "country": "DE", "expressSessionId": "s1"])
         await socket.disconnect()
     }
 }

@@ -27,11 +27,12 @@ import TidingsYpChat
         /// Types `text` (a line ends with "\n" from a pipe, "\r" on a terminal).
         func type(_ text: String) async throws { try await child.writeStandardInput(text) }
 
-        /// Reads until the output contains `text`; fails the test when it does not come within 20 s.
+        /// Reads until the output contains `text`; fails the test when it does not come within 40 s (a guard
+        /// against hanging: the whole suite on 2 shared cores once took more than 20 s to start the child).
         func expect(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             if output.contains(text) { return }
             let already = printed.value
-            let (data, complete) = try await child.readOutput(timeout: .seconds(20)) { data in
+            let (data, complete) = try await child.readOutput(timeout: .seconds(40)) { data in
                 (already + String(decoding: data, as: UTF8.self)).contains(text)
             }
             printed.value = already + String(decoding: data, as: UTF8.self)

@@ -50,6 +50,64 @@ import TidingsYpChat
                 == ["userName": "anna", "gender": "w", "age": 30, "country": "DE", "expressSessionId": "s1"])
         await socket.disconnect()
     }
+
+    @Test func everyEmitCarriesThePlansPayloadOnTheWire() async throws {
+        let server = EngineIO3Server()
+        let http = SandboxHTTPServer { await server.handle($0) }
+        let listener = try http.serve()
+        defer {
+            listener.stop()
+            Task { await server.close() }
+        }
+        let rest = YpChatRESTClient(
+            configuration: try YpChatConfiguration(
+                baseURL: "http://127.0.0.1:\(listener.url.port ?? 0)", allowsInsecureHTTP: true))
+        var options = YpChatSocketOptions()
+        options.engineIOVersion = .v3
+        options.transports = .polling
+        let socket = YpChatSocketClient(rest: rest, options: options)
+        var events = socket.events.makeAsyncIterator()
+        var skipped: [YpChatSocketEvent] = []
+        try await socket.connect()
+        try await socket.sendMessage("hallo", messageId: "m-1", toUserName: "bob")
+        try await socket.sendMessage("/users", messageId: "c-1")
+        let image = try #require(URL(string: "https://ypchat.example/uploads/a.png"))
+        try await socket.sendImage(url: image, messageId: "m-2", toUserName: "bob")
+        try await socket.requestConversation(withUserName: "bob")
+        try await socket.search(
+            YpChatSearchQuery(nameIncludes: "bo", minAge: 20, maxAge: 40, countries: ["AT", "DE"], genders: ["m"]))
+        try await socket.requestHistory()
+        try await socket.requestOpenConversations()
+        try await socket.blockUser("bob")
+        try await socket.unblockUser("bob")
+        // The server answers the last emit; the polling POSTs go out one after another, in order.
+        _ = try await nextEvent(&events, skipped: &skipped) { if case .userUnblocked = $0 { true } else { nil } }
+
+        let seen = await server.seen.events.filter { $0.name != "setSessionId" }
+        let expected: [(String, JSONValue)] = [
+            ("message", ["message": "hallo", "messageId": "m-1", "toUserName": "bob"]),
+            ("message", ["message": "/users", "messageId": "c-1"]),  // a command: no toUserName
+            (
+                "message",
+                [
+                    "message": "", "messageId": "m-2", "toUserName": "bob", "isImage": true,
+                    "imageUrl": "https://ypchat.example/uploads/a.png",
+                ]
+            ),
+            ("requestConversation", ["withUserName": "bob"]),
+            (
+                "userSearch",
+                ["nameIncludes": "bo", "minAge": 20, "maxAge": 40, "countries": ["AT", "DE"], "genders": ["m"]]
+            ),
+            ("requestHistory", .null),
+            ("requestOpenConversations", .null),
+            ("blockUser", ["userName": "bob"]),
+            ("unblockUser", ["userName": "bob"]),
+        ]
+        #expect(seen.map(\.name) == expected.map(\.0))
+        for (got, want) in zip(seen, expected) { #expect(got.payload == want.1, "\(want.0)") }
+        await socket.disconnect()
+    }
 }
 
 /// A socket.io 2.x-shaped server over Engine.IO 3 long-polling, enough for one client: `GET api/session`
@@ -109,6 +167,10 @@ private actor EngineIO3Server {
             let name = items.first?.stringValue ?? ""
             let payload = items.dropFirst().first ?? .null
             seen.events.append((name, payload))
+            if name == "unblockUser" {
+                let event = JSONValue.array(["userUnblocked", ["userName": payload["userName"] ?? .null]])
+                push(EngineIOPacket(.message, .text("2" + event.jsonString())))
+            }
             if name == "login" {
                 let user: JSONValue = ["userName": payload["userName"] ?? .null, "gender": "w", "age": 30]
                 let event = JSONValue.array(["loginSuccess", user])

@@ -13,8 +13,9 @@ import TidingsYpChat
 
 /// `tidings ypchat`, the terminal client, run as the real executable against the sandbox on loopback:
 /// scripted through a pipe, and in a pseudo-terminal (util-linux `script`) where arriving messages must
-/// not garble the line being typed. A second user is a `YpChatRepository` in the test.
-@Suite(.timeLimit(.minutes(1))) struct YpChatTerminalCommandTests {
+/// not garble the line being typed. A second user is a `YpChatRepository` in the test. One at a time:
+/// each runs a child process (two on a terminal), and together they starved a loaded machine.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct YpChatTerminalCommandTests {
     /// A running `tidings ypchat` and everything it printed so far.
     final class Session: Sendable {
         let child: ChildProcess
@@ -27,12 +28,11 @@ import TidingsYpChat
         /// Types `text` (a line ends with "\n" from a pipe, "\r" on a terminal).
         func type(_ text: String) async throws { try await child.writeStandardInput(text) }
 
-        /// Reads until the output contains `text`; fails the test when it does not come within 40 s (a guard
-        /// against hanging: the whole suite on 2 shared cores once took more than 20 s to start the child).
+        /// Reads until the output contains `text`; fails the test when it does not come within 20 s.
         func expect(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             if output.contains(text) { return }
             let already = printed.value
-            let (data, complete) = try await child.readOutput(timeout: .seconds(40)) { data in
+            let (data, complete) = try await child.readOutput(timeout: .seconds(20)) { data in
                 (already + String(decoding: data, as: UTF8.self)).contains(text)
             }
             printed.value = already + String(decoding: data, as: UTF8.self)

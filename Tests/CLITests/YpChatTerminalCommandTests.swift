@@ -15,7 +15,7 @@ import TidingsYpChat
 /// scripted through a pipe, and in a pseudo-terminal (util-linux `script`) where arriving messages must
 /// not garble the line being typed. A second user is a `YpChatRepository` in the test. One at a time:
 /// each runs a child process (two on a terminal), and together they starved a loaded machine.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct YpChatTerminalCommandTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct YpChatTerminalCommandTests {
     /// A running `tidings ypchat` and everything it printed so far.
     final class Session: Sendable {
         let child: ChildProcess
@@ -28,11 +28,13 @@ import TidingsYpChat
         /// Types `text` (a line ends with "\n" from a pipe, "\r" on a terminal).
         func type(_ text: String) async throws { try await child.writeStandardInput(text) }
 
-        /// Reads until the output contains `text`; fails the test when it does not come within 20 s.
+        /// Reads until the output contains `text`; fails the test when it does not come within 40 s (a guard
+        /// against a hang, not a schedule: at the start of a full run on 2 shared cores the child once took
+        /// over 20 s to connect, its server being one of 800 tests in this process).
         func expect(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             if output.contains(text) { return }
             let already = printed.value
-            let (data, complete) = try await child.readOutput(timeout: .seconds(20)) { data in
+            let (data, complete) = try await child.readOutput(timeout: .seconds(40)) { data in
                 (already + String(decoding: data, as: UTF8.self)).contains(text)
             }
             printed.value = already + String(decoding: data, as: UTF8.self)

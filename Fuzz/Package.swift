@@ -55,6 +55,14 @@ let package = Package(
             dependencies: [.product(name: "TidingsPush", package: "Tidings")],
             swiftSettings: fuzzerSettings
         ),
+        // The YpChat backend: socket event payloads mapped and reduced into ChatState, REST bodies.
+        .executableTarget(
+            name: "FuzzYpChatPayload",
+            dependencies: [
+                .product(name: "TidingsCore", package: "Tidings"), .product(name: "TidingsYpChat", package: "Tidings"),
+            ],
+            swiftSettings: fuzzerSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,8 +13,9 @@ import TidingsYpChat
 
 /// `tidings ypchat`, the terminal client, run as the real executable against the sandbox on loopback:
 /// scripted through a pipe, and in a pseudo-terminal (util-linux `script`) where arriving messages must
-/// not garble the line being typed. A second user is a `YpChatRepository` in the test.
-@Suite(.timeLimit(.minutes(1))) struct YpChatTerminalCommandTests {
+/// not garble the line being typed. A second user is a `YpChatRepository` in the test. One at a time:
+/// each runs a child process (two on a terminal), and together they starved a loaded machine.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct YpChatTerminalCommandTests {
     /// A running `tidings ypchat` and everything it printed so far.
     final class Session: Sendable {
         let child: ChildProcess
@@ -27,11 +28,13 @@ import TidingsYpChat
         /// Types `text` (a line ends with "\n" from a pipe, "\r" on a terminal).
         func type(_ text: String) async throws { try await child.writeStandardInput(text) }
 
-        /// Reads until the output contains `text`; fails the test when it does not come within 20 s.
+        /// Reads until the output contains `text`; fails the test when it does not come within 40 s (a guard
+        /// against a hang, not a schedule: at the start of a full run on 2 shared cores the child once took
+        /// over 20 s to connect, its server being one of 800 tests in this process).
         func expect(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             if output.contains(text) { return }
             let already = printed.value
-            let (data, complete) = try await child.readOutput(timeout: .seconds(20)) { data in
+            let (data, complete) = try await child.readOutput(timeout: .seconds(40)) { data in
                 (already + String(decoding: data, as: UTF8.self)).contains(text)
             }
             printed.value = already + String(decoding: data, as: UTF8.self)
@@ -112,6 +115,10 @@ import TidingsYpChat
         try await session.expect("* #1 toll")
         try await session.type(":admin-login\n\(server.state.adminPassword)\n")
         try await session.expect("* Logged in as admin.")
+        try await session.type(":delete-feedback 1\n")
+        try await session.expect("* Feedback deleted.")
+        try await session.type(":admin-logout\n")
+        try await session.expect("* Logged out as admin.")
         try await session.type(":partners\n:timeout\n")
         try await session.expect("* Partners: Tidings <https://example.org/tidings>")
         try await session.expect("* Logout in ")
@@ -159,6 +166,45 @@ import TidingsYpChat
         try await session.readToEnd()
         #expect(await session.child.waitForExit(timeout: .seconds(20)) == .exited(0))
         #expect(session.output.contains("* Logged out"))
+    }
+
+    @Test func inATerminalTheLineIsEditedAndEarlierLinesAreRecalled() async throws {
+        let server = YpChatSandboxServer()
+        let listener = try server.serve()
+        defer { listener.stop() }
+        let base = Self.base(listener.url)
+        let command = "\(ToolRun.executable.path) ypchat --server \(base) --lang en"
+        let session = Session(
+            try ChildProcess.spawn(
+                executable: "/usr/bin/script", arguments: ["-qfec", command, "/dev/null"], standardInput: .pipe,
+                standardError: .nullDevice))
+        defer { session.child.signal(SIGKILL) }
+        let (left, right, up, down, home, end, delete) = (
+            "\u{1B}[D", "\u{1B}[C", "\u{1B}[A", "\u{1B}[B", "\u{1B}[H", "\u{1B}[F", "\u{1B}[3~"
+        )
+        try await session.expect("* connected")
+        try await session.type(":login anna w 30 DE\r")
+        try await session.expect("* Logged in as anna")
+        let bob = try await Self.bob(on: base)
+        try await session.type(":open bob\r")
+        try await session.expect("* Chat with bob")
+        // The cursor moves inside the line: "hllo", three to the left, "a".
+        try await session.type("hllo" + left + left + left + "a\r")
+        var state = try await until(bob) { $0.unreadChatsCount == 1 }
+        await bob.openConversation(with: "anna")
+        state = try await until(bob) { $0.conversationMessages.count == 1 }
+        #expect(state.conversationMessages.last?.message.text == "hallo")
+        // Up recalls it; Home, a two-byte character, End, "!"; a stray Delete at the end does nothing.
+        try await session.type(up + home + "¡" + end + "!" + delete + "\r")
+        state = try await until(bob) { $0.conversationMessages.count == 2 }
+        #expect(state.conversationMessages.last?.message.text == "¡hallo!")
+        // Up twice, Down once: the newest line again; Delete and Right edit inside it.
+        try await session.type(up + up + down + home + delete + right + right + right + right + "X\r")
+        state = try await until(bob) { $0.conversationMessages.count == 3 }
+        #expect(state.conversationMessages.last?.message.text == "hallXo!")
+        try await session.type("\u{03}")
+        try await session.readToEnd()
+        #expect(await session.child.waitForExit(timeout: .seconds(20)) == .exited(0))
     }
 
     @Test func aBadServerURLIsAUsageError() async throws {

@@ -180,6 +180,14 @@ import TidingsYpChat
         let timedOut = ChatState.reduce(state, .result(.loggedOut(.inactivity)))
         #expect(timedOut.errorMessage == .key(.timeoutLoggedOut))
         #expect(!timedOut.isLoggedIn)
+        // The server ended the login: the same reset, and the reason in the person's language with the
+        // server's own words.
+        let ended = ChatState.reduce(state, .result(.loggedOut(.server("logged out after 30 minutes"))))
+        #expect(!ended.isLoggedIn)
+        #expect(ended.savedProfile == Self.profile)
+        #expect(ended.errorMessage == .localized(.sessionEndedByServer, arguments: ["logged out after 30 minutes"]))
+        #expect(
+            ended.errorMessage?.text(in: .english) == "The server ended your session: logged out after 30 minutes")
     }
 
     @Test func feedbackPartnersAndUpload() {

@@ -218,9 +218,29 @@ import TidingsYpChat
         await bob.requestInbox()  // anna is 1,801 s silent now, bob 801 s
         let state = try await until(bob) { $0.onlineUsers.map(\.userName) == ["bob"] }
         #expect(state.errorMessage == nil)
-        let annaState = try await until(anna) { $0.errorMessage != nil }
-        #expect(annaState.errorMessage == .server("logged out after 30 minutes without activity"))
+        // Anna's app ends her session too (she cannot chat any more) and says why.
+        let annaState = try await until(anna) { !$0.isLoggedIn }
+        #expect(
+            annaState.errorMessage
+                == .localized(.sessionEndedByServer, arguments: ["logged out after 30 minutes without activity"]))
+        #expect(annaState.connection == .disconnected)
+        #expect(annaState.savedProfile?.userName == "anna")
         #expect(try await anna.rest.session().loggedIn == false)
+    }
+
+    @Test(arguments: ChatBackend.allCases)
+    func anErrorWhileTheServerStillHasTheLoginKeepsTheSession(_ backend: ChatBackend) async throws {
+        let server = try await ChatServerUnderTest.start(backend)
+        defer { server.stop() }
+        let anna = try await loggedIn("anna", on: server, clock: TestClock())
+        try await server.inject("error", [["message": "try again later"]], toUser: "anna")
+        let state = try await until(anna) { $0.errorMessage != nil }
+        #expect(state.errorMessage == .server("try again later"))
+        // The session check after the error found the login alive: a command still works.
+        await anna.send("/whoami")
+        let after = try await until(anna) { !$0.consoleAwaitsReply }
+        #expect(after.isLoggedIn)
+        #expect(after.consoleLines.contains(.output("anna")))
     }
 
     @Test func theTimeoutResetsTheStateEvenWhenLogoutFails() async throws {
@@ -311,6 +331,11 @@ import TidingsYpChat
         await anna.adminLogin(password: server.adminPassword)
         state = await anna.state
         #expect(state.isFeedbackAdmin)
+        // Nor in the sandbox's request log (the state and the logger's records are checked at the end).
+        if let sandbox = server.sandbox {
+            #expect(sandbox.log.entries.contains { $0.path == "/api/feedback/admin-login" && $0.status == 200 })
+            #expect(!sandbox.log.entries.contains { $0.description.contains(server.adminPassword) })
+        }
         #expect(state.feedbackMessage == .key(.adminLoggedIn))
         await anna.deleteFeedback(id: id)
         state = await anna.state

@@ -27,6 +27,8 @@ import TidingsYpChat
 ///   `searchResults` (name substring, age range, countries, genders; empty lists mean any),
 ///   `blockUser`/`unblockUser` `userBlocked`/`userUnblocked`.
 /// - `POST api/logout` logs the session's sockets out; a user without another socket goes offline.
+/// - A socket that goes away (a disconnect, or its connection ending) takes its user offline when
+///   they have no other socket; the session keeps the user for the next socket's `setSessionId`.
 /// - Emits before `login` are answered with `error {message: "not logged in"}`.
 public actor YpChatSandboxChat {
     struct Connection {
@@ -79,10 +81,26 @@ public actor YpChatSandboxChat {
     /// The users logged in now, by name.
     public var onlineUserNames: [String] { users.keys.sorted() }
 
+    /// How many sockets are connected now (logged in or not).
+    public var connectionCount: Int { connections.count }
+
     func connected(_ socket: SandboxSocketIOSocket) async {
         connections[socket.id] = Connection(socket: socket)
         await socket.emit("connected", [["socketId": .string(socket.id)]])
         if variant.extraUnknownEvents { await socket.emit("serverNotice", [["text": "sandbox"]]) }
+    }
+
+    /// The socket went away (a disconnect, or its connection ended): a user left without a socket goes
+    /// offline and everyone gets the new `userList`. The session keeps its user, so the next socket's
+    /// `setSessionId` logs them in again (a reconnect, the app back in the foreground).
+    func disconnected(_ socket: SandboxSocketIOSocket) async {
+        guard let connection = connections.removeValue(forKey: socket.id), let name = connection.userName else {
+            return
+        }
+        guard !connections.values.contains(where: { $0.userName == name }) else { return }
+        users[name] = nil
+        lastActivity[name] = nil
+        await broadcastUserList()
     }
 
     func handle(_ event: String, _ arguments: [JSONValue], on socket: SandboxSocketIOSocket) async {

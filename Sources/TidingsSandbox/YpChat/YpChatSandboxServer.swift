@@ -46,6 +46,7 @@ public final class YpChatSandboxServer: Sendable {
         self.chat = chat
         var namespace = SandboxSocketIOServer.Namespace()
         namespace.onConnect = { await chat.connected($0) }
+        namespace.onDisconnect = { await chat.disconnected($0) }
         for event in [
             "setSessionId", "login", "message", "requestConversation", "userSearch", "requestHistory",
             "requestOpenConversations", "blockUser", "unblockUser",

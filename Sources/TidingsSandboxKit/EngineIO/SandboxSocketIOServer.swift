@@ -8,7 +8,9 @@ import TidingsNet
 ///
 /// Guarantees: a connect to an unknown namespace, or one its `authorize` refuses, gets a connect error
 /// and no handler runs; an event asking for an ack gets exactly one (the handler's result) unless a
-/// fault says otherwise; every event ends in one request-log entry (method `EVENT`, path `<ns> <event>`).
+/// fault says otherwise; every event ends in one request-log entry (method `EVENT`, path `<ns> <event>`);
+/// every accepted connect is followed by exactly one `onDisconnect` for that socket, whether the client
+/// sent a disconnect packet or its connection simply ended.
 ///
 /// For example:
 ///
@@ -30,6 +32,10 @@ public final class SandboxSocketIOServer: Sendable {
         public var authorize: @Sendable (JSONValue?) -> Bool = { _ in true }
         /// Runs after each accepted connect.
         public var onConnect: ConnectHandler?
+        /// Runs once for each accepted socket when it goes away: a disconnect packet from the client, or
+        /// the Engine.IO session ending (closed, a missed heartbeat, a dropped connection). A server
+        /// tracking who is online needs this, since a client that vanished sends nothing.
+        public var onDisconnect: ConnectHandler?
         /// Handlers by event name; events without one are acked with no arguments.
         public var events: [String: EventHandler] = [:]
 
@@ -86,9 +92,21 @@ private struct SocketIOSessionRunner: Sendable {
     let session: SandboxEngineIOSession
 
     func run() async {
+        var sockets: [String: Connected] = [:]
+        await readPackets(into: &sockets)
+        for connected in sockets.values { await disconnected(connected) }
+    }
+
+    /// An accepted socket and its `onConnect` run, which its `onDisconnect` waits for (so a server
+    /// never hears of a socket leaving before it heard of it arriving).
+    struct Connected {
+        let socket: SandboxSocketIOSocket
+        let onConnect: Task<Void, Never>?
+    }
+
+    /// Dispatches the session's packets until it ends; `sockets` holds the namespaces still connected.
+    private func readPackets(into sockets: inout [String: Connected]) async {
         var assembler = SocketIOPacketAssembler()
-        var sockets: [String: SandboxSocketIOSocket] = [:]
-        defer { for socket in sockets.values { socket.failAll() } }
         for await body in session.messages {
             let packet: SocketIOPacket?
             do {
@@ -103,22 +121,34 @@ private struct SocketIOSessionRunner: Sendable {
             guard let packet else { continue }
             switch packet.kind {
             case .connect:
-                if let socket = await connect(packet) { sockets[packet.namespace] = socket }
+                if let connected = await connect(packet) {
+                    // A second connect to a namespace replaces the first socket, which is gone for good.
+                    if let replaced = sockets.updateValue(connected, forKey: packet.namespace) {
+                        await disconnected(replaced)
+                    }
+                }
             case .disconnect:
-                sockets.removeValue(forKey: packet.namespace)?.failAll()
+                if let connected = sockets.removeValue(forKey: packet.namespace) { await disconnected(connected) }
             case .event, .binaryEvent:
-                guard let socket = sockets[packet.namespace] else { continue }
+                guard let socket = sockets[packet.namespace]?.socket else { continue }
                 // Each event runs on its own, so a slow handler never holds the session's other packets.
                 Task { await dispatch(packet, on: socket) }
             case .ack, .binaryAck:
-                if let id = packet.id { sockets[packet.namespace]?.resolve(id, with: packet.arguments) }
+                if let id = packet.id { sockets[packet.namespace]?.socket.resolve(id, with: packet.arguments) }
             case .connectError:
                 break
             }
         }
     }
 
-    private func connect(_ packet: SocketIOPacket) async -> SandboxSocketIOSocket? {
+    /// Fails the socket's waiting acks first: an `onConnect` waiting for one then ends.
+    private func disconnected(_ connected: Connected) async {
+        connected.socket.failAll()
+        await connected.onConnect?.value
+        await namespaces[connected.socket.namespace]?.onDisconnect?(connected.socket)
+    }
+
+    private func connect(_ packet: SocketIOPacket) async -> Connected? {
         let id = TidingsCrypto.SecureRandom.bytes(10).map { String(format: "%02x", $0) }.joined()
         let socket = SandboxSocketIOSocket(id: id, namespace: packet.namespace, auth: packet.data, session: session)
         guard let namespace = namespaces[packet.namespace] else {
@@ -132,8 +162,8 @@ private struct SocketIOSessionRunner: Sendable {
             return nil
         }
         await socket.send(SocketIOPacket(.connect, namespace: packet.namespace, data: ["sid": .string(id)]))
-        if let onConnect = namespace.onConnect { Task { await onConnect(socket) } }
-        return socket
+        let onConnect = namespace.onConnect.map { handler in Task { await handler(socket) } }
+        return Connected(socket: socket, onConnect: onConnect)
     }
 
     private func dispatch(_ packet: SocketIOPacket, on socket: SandboxSocketIOSocket) async {

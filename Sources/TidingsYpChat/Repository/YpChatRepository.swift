@@ -18,6 +18,10 @@ import TidingsCore
 /// - The inactivity timeout ticks once a second on the injected clock while logged in (in the
 ///   background too: a tick after a suspension counts every second that passed); at zero the state
 ///   resets locally even when `POST api/logout` fails.
+/// - An `error` from the server while logged in is followed by `GET api/session`: when the server no
+///   longer has the login (it logged a silent user out, or forgot the session), the client ends its
+///   session too (socket closed, cookies cleared, state reset) and shows the server's words in
+///   ``ChatLogoutReason/server(_:)``'s message. A failed check changes nothing.
 /// - ``enterForeground()`` replaces the socket with a fresh connection, which sends `setSessionId`
 ///   again.
 /// - The admin password is passed to `admin-login` and nowhere else: not into the state, an event or
@@ -40,6 +44,7 @@ public actor YpChatRepository {
     private var pump: Task<Void, Never>?
     private var ticker: Task<Void, Never>?
     private var expressSessionID: String?
+    private var checkingSession = false
     private var subscribers: [UInt64: AsyncStream<ChatState>.Continuation] = [:]
     private var nextSubscriber: UInt64 = 0
 
@@ -221,6 +226,25 @@ public actor YpChatRepository {
     private func received(_ event: YpChatSocketEvent, from source: YpChatSocketClient) {
         guard source === socket else { return }
         dispatch(.socket(event))
+        if case .error(let text) = event, state.isLoggedIn, !checkingSession {
+            checkingSession = true
+            // Its own task: the pump goes on delivering events while the check waits for REST.
+            Task { await self.checkLogin(after: text) }
+        }
+    }
+
+    /// Why ask REST rather than read the error's text: the plan's `error` carries only a message, and
+    /// the session is what says whether the server still has the login.
+    private func checkLogin(after text: String) async {
+        defer { checkingSession = false }
+        let session: SessionDto
+        do { session = try await rest.session() } catch {
+            logger.info("session check failed (\(Self.kind(error)))")
+            return
+        }
+        guard !session.loggedIn, state.isLoggedIn else { return }
+        logger.info("the server ended the login: logging out")
+        await endSession(.server(text))
     }
 
     /// Runs an emit on the socket, reporting a missing socket or a failed emit in the state.

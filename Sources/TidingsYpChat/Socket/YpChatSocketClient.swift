@@ -25,6 +25,10 @@ public actor YpChatSocketClient {
     private var pendingSessionID: String?
     private var pump: Task<Void, Never>?
     private var isClosed = false
+    /// Whether the pump has sent `setSessionId` for the connection up now (false again after a
+    /// disconnect); ``connect()`` waits for it.
+    private var connectionReady = false
+    private var readyWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// A socket to `rest`'s server (the base URL's root and its `socketPath`), sharing its cookies.
     public init(
@@ -70,7 +74,8 @@ public actor YpChatSocketClient {
     /// The transport carrying the connection now.
     public var activeTransport: EngineIOClient.ActiveTransport? { get async { await socket.activeTransport } }
 
-    /// Connects (does nothing when connected) and returns once the server accepted.
+    /// Connects (does nothing when connected) and returns once the server accepted and `setSessionId`
+    /// went out, so no emit made after it can reach the server before `setSessionId`.
     ///
     /// - Throws: ``YpChatError/closed`` after ``disconnect()`` (its ``events`` have ended); what
     ///   `SocketIOClient.connect` throws (unreachable server, refused connect, timeout, cancellation).
@@ -86,6 +91,24 @@ public actor YpChatSocketClient {
             }
         }
         try await socket.connect()
+        // The pump sends `setSessionId` when it sees the connect; an emit made before that would
+        // overtake it (on the wire `login` came first).
+        while true {
+            let connected = await socket.isConnected
+            guard connected, !isClosed, !connectionReady else { return }
+            try Task.checkCancellation()
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { readyWaiters.append($0) }
+            } onCancel: {
+                Task { await self.wakeReadyWaiters() }
+            }
+        }
+    }
+
+    private func wakeReadyWaiters() {
+        let waiters = readyWaiters
+        readyWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Disconnects for good: no reconnection follows, and ``events`` ends.
@@ -95,6 +118,7 @@ public actor YpChatSocketClient {
         pump?.cancel()
         pump = nil
         continuation.finish()
+        wakeReadyWaiters()
     }
 
     private func handle(_ event: SocketIOClient.Event) async {
@@ -107,12 +131,17 @@ public actor YpChatSocketClient {
                     logger.notice("setSessionId not sent: \(error)")
                 }
             }
+            connectionReady = true
+            wakeReadyWaiters()
             continuation.yield(.connect)
         case .disconnect(let reason):
+            connectionReady = false
+            wakeReadyWaiters()
             continuation.yield(.disconnect(Self.describe(reason)))
         case .reconnectAttempt:
             break
         case .connectError(let error):
+            wakeReadyWaiters()
             continuation.yield(.connectError(error.description))
         case .event(let name, let arguments, _):
             let mapped = YpChatSocketEvent(name: name, arguments: arguments)

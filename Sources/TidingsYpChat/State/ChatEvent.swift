@@ -118,6 +118,9 @@ public enum ChatLogoutReason: Sendable, Equatable, Hashable {
     case person
     /// 30 minutes without an action.
     case inactivity
+    /// The server no longer had the login (its own inactivity rule, a restart) and said this in its
+    /// `error`; the client ends its session too rather than showing a chat that cannot send.
+    case server(String)
 }
 
 /// What a REST call or local operation produced.

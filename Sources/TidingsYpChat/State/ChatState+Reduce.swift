@@ -116,7 +116,11 @@ extension ChatState {
         case .failed(let operation, let notice): fail(operation, notice)
         case .loggedOut(let reason):
             self = loggedOut()
-            if reason == .inactivity { errorMessage = .key(.timeoutLoggedOut) }
+            switch reason {
+            case .person: break
+            case .inactivity: errorMessage = .key(.timeoutLoggedOut)
+            case .server(let text): errorMessage = .localized(.sessionEndedByServer, arguments: [text])
+            }
         }
     }
 

@@ -22,6 +22,8 @@ public enum YpChatStringKey: String, Sendable, CaseIterable, Hashable {
     case timeoutCountdown
     /// Shown after the inactivity logout.
     case timeoutLoggedOut
+    /// Shown after the server ended the login (`{0}` the server's own words).
+    case sessionEndedByServer
     /// Validation errors of the login.
     case errorNicknameTooShort, errorGenderMissing, errorAgeOutOfRange, errorCountryMissing
     /// Transport and server errors.

@@ -21,6 +21,7 @@ extension YpChatStrings {
         .connectionDisconnected: "disconnected",
         .timeoutCountdown: "Logout in {0}:{1}",
         .timeoutLoggedOut: "You were logged out after 30 minutes without activity.",
+        .sessionEndedByServer: "The server ended your session: {0}",
         .errorNicknameTooShort: "The nickname needs at least 3 characters.",
         .errorGenderMissing: "Please choose a gender.",
         .errorAgeOutOfRange: "The age must be between 18 and 99.",

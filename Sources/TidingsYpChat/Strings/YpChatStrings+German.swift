@@ -21,6 +21,7 @@ extension YpChatStrings {
         .connectionDisconnected: "getrennt",
         .timeoutCountdown: "Abmeldung in {0}:{1}",
         .timeoutLoggedOut: "Du wurdest nach 30 Minuten ohne Aktivität abgemeldet.",
+        .sessionEndedByServer: "Der Server hat deine Sitzung beendet: {0}",
         .errorNicknameTooShort: "Der Spitzname braucht mindestens 3 Zeichen.",
         .errorGenderMissing: "Bitte wähle ein Geschlecht.",
         .errorAgeOutOfRange: "Das Alter muss zwischen 18 und 99 liegen.",

@@ -10,8 +10,9 @@ import TidingsCore
 /// Lines from standard input, read on a thread of their own (never a thread of Swift's pool).
 ///
 /// On a terminal the input is switched to raw mode (no canonical editing, no echo, no signals from
-/// keys) and edited through a ``TerminalScreen``: printable bytes, Backspace, Ctrl-U (clear), Enter;
-/// Ctrl-C reads as `:quit`, Ctrl-D on an empty line as end of input; escape sequences (arrows) are
+/// keys) and edited through a ``TerminalScreen``: printable bytes, Backspace, Delete, Left/Right,
+/// Home/End (also Ctrl-A/Ctrl-E), Up/Down through the lines entered before, Ctrl-U (clear), Enter;
+/// Ctrl-C reads as `:quit`, Ctrl-D on an empty line as end of input; other escape sequences are
 /// ignored. ``restoreTerminal()`` puts the terminal back. From a pipe, lines are split at `\n`
 /// (a trailing `\r` dropped).
 enum TerminalInput {
@@ -48,20 +49,50 @@ enum TerminalInput {
         while let byte = readByte() {
             switch byte {
             case 0x0D, 0x0A: continuation.yield(screen.takeLine())
-            case 0x7F, 0x08: screen.backspace()
-            case 0x15: screen.clearTyped()
+            case 0x7F, 0x08: screen.edit(.backspace)
+            case 0x15: screen.edit(.clear)
+            case 0x01: screen.edit(.home)
+            case 0x05: screen.edit(.end)
             case 0x03:
                 continuation.yield(":quit")
                 return
             case 0x04:
                 if screen.isEmpty { return }
             case 0x1B:
-                // An escape sequence: ESC [ parameters final-byte, or ESC and one byte.
+                // An escape sequence: ESC [ parameters final-byte (CSI), ESC O final-byte, or ESC and one byte.
                 guard let next = readByte(), next == UInt8(ascii: "[") || next == UInt8(ascii: "O") else { continue }
-                while let part = readByte(), !(0x40...0x7E).contains(part) {}
+                var parameters: [UInt8] = []
+                while let part = readByte() {
+                    guard (0x40...0x7E).contains(part) else {
+                        parameters.append(part)
+                        continue
+                    }
+                    if let key = key(final: part, parameters: parameters) { screen.edit(key) }
+                    break
+                }
             case 0x20...0xFF: screen.type(byte)
             default: continue
             }
+        }
+    }
+
+    /// The editing key of an escape sequence (xterm's and the VT220's forms), nil for others.
+    private static func key(final: UInt8, parameters: [UInt8]) -> TerminalKey? {
+        switch final {
+        case UInt8(ascii: "A"): .up
+        case UInt8(ascii: "B"): .down
+        case UInt8(ascii: "C"): .right
+        case UInt8(ascii: "D"): .left
+        case UInt8(ascii: "H"): .home
+        case UInt8(ascii: "F"): .end
+        case UInt8(ascii: "~"):
+            switch String(decoding: parameters, as: UTF8.self) {
+            case "1", "7": .home
+            case "4", "8": .end
+            case "3": .delete
+            default: nil
+            }
+        default: nil
         }
     }
 

@@ -13,9 +13,14 @@ final class TerminalScreen: Sendable {
     private let console: Console
     private struct Line {
         var prompt = ""
-        var typed: [UInt8] = []
+        var editor = LineEditor()
         var hidden = false
-        var visible: String { hidden ? "" : String(decoding: typed, as: UTF8.self) }
+        var visible: String { hidden ? "" : editor.text }
+        /// The whole input line, with the cursor put back where it is in the text.
+        var drawn: String {
+            let back = hidden ? 0 : editor.columnsAfterCursor
+            return "\r\u{1B}[2K" + prompt + visible + (back > 0 ? "\u{1B}[\(back)D" : "")
+        }
     }
     private let line = LockedState(Line())
 
@@ -29,7 +34,7 @@ final class TerminalScreen: Sendable {
         guard !lines.isEmpty else { return }
         line.withLock { line in
             let text = lines.map { $0 + "\n" }.joined()
-            console.writeOutput(isInteractive ? "\r\u{1B}[2K" + text + line.prompt + line.visible : text)
+            console.writeOutput(isInteractive ? "\r\u{1B}[2K" + text + line.drawn : text)
         }
     }
 
@@ -39,49 +44,57 @@ final class TerminalScreen: Sendable {
         line.withLock { line in
             guard line.prompt != prompt else { return }
             line.prompt = prompt
-            console.writeOutput("\r\u{1B}[2K" + line.prompt + line.visible)
+            console.writeOutput(line.drawn)
         }
     }
 
-    /// Whether the next line is typed without echo (a password).
+    /// Whether the next line is typed without echo (a password) and kept out of the history.
     func setHidden(_ hidden: Bool) { line.withLock { $0.hidden = hidden } }
 
-    /// A typed byte: kept and echoed.
-    func type(_ byte: UInt8) {
-        line.withLock { line in
-            line.typed.append(byte)
-            if !line.hidden { console.writeOutput(String(decoding: [byte], as: UTF8.self)) }
+    /// A typed byte: inserted at the cursor, and the line drawn again (nothing shown while hidden).
+    func type(_ byte: UInt8) { edit { $0.type(byte) } }
+
+    /// A key that edits the line or moves in it or in the history.
+    func edit(_ key: TerminalKey) {
+        edit { editor in
+            switch key {
+            case .backspace: editor.backspace()
+            case .delete: editor.delete()
+            case .left: editor.left()
+            case .right: editor.right()
+            case .home: editor.home()
+            case .end: editor.end()
+            case .up: editor.previous()
+            case .down: editor.next()
+            case .clear: editor.clear()
+            }
         }
     }
 
-    /// Removes the last typed character (all bytes of its UTF-8 sequence).
-    func backspace() {
+    private func edit(_ change: (inout LineEditor) -> Void) {
         line.withLock { line in
-            guard !line.typed.isEmpty else { return }
-            while let last = line.typed.popLast(), last & 0xC0 == 0x80 {}
-            console.writeOutput("\r\u{1B}[2K" + line.prompt + line.visible)
-        }
-    }
-
-    /// Forgets the typed text.
-    func clearTyped() {
-        line.withLock { line in
-            line.typed.removeAll()
-            console.writeOutput("\r\u{1B}[2K" + line.prompt)
+            change(&line.editor)
+            console.writeOutput(line.drawn)
         }
     }
 
     /// Whether nothing is typed.
-    var isEmpty: Bool { line.withLock { $0.typed.isEmpty } }
+    var isEmpty: Bool { line.withLock { $0.editor.isEmpty } }
 
-    /// The typed line, taken off the screen (Enter): it reappears only as the lines it causes.
+    /// The typed line, taken off the screen (Enter): it reappears only as the lines it causes, and in
+    /// the history unless it was hidden.
     func takeLine() -> String {
         line.withLock { line in
-            let text = String(decoding: line.typed, as: UTF8.self)
-            line.typed.removeAll()
+            let text = line.editor.take(remember: !line.hidden)
             line.hidden = false
-            console.writeOutput("\r\u{1B}[2K" + line.prompt)
+            console.writeOutput(line.drawn)
             return text
         }
     }
+}
+
+/// The editing keys of the input line.
+enum TerminalKey: Sendable {
+    /// Backspace, Delete, the arrows, Home and End, Ctrl-U.
+    case backspace, delete, left, right, home, end, up, down, clear
 }

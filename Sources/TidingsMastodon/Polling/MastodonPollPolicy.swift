@@ -54,7 +54,7 @@ public struct MastodonPollInputs: Sendable, Hashable {
 }
 
 /// `MastodonPollPolicy` turns an account's state into its ``MastodonPollPlan``: a pure function,
-/// asked again on every wake of the account's ``PollLoop``.
+/// asked again on every wake of the account's `PollLoop`.
 ///
 /// The rules (seed 002 §3, §6):
 /// - Foreground, polling adaptive: the preset's interval for the account (active or other) and its

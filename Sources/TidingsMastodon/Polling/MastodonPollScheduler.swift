@@ -1,7 +1,7 @@
 import TidingsCore
 
 /// `MastodonPollScheduler` decides when every signed-in account polls and what each tick asks, on
-/// TidingsCore's ``PollLoop`` (one per account) with ``MastodonPollPolicy``; the accounts' sync engines
+/// TidingsCore's `PollLoop` (one per account) with ``MastodonPollPolicy``; the accounts' sync engines
 /// do the requests through ``MastodonPollTarget``.
 ///
 /// Guarantees:
@@ -12,7 +12,7 @@ import TidingsCore
 ///   "Wi-Fi only" on a metered path); notifications only when the count changed (or is not known yet).
 /// - Per account: backoff, `Retry-After`, the halved frequency, the rate budget's reserve, stopping on
 ///   needs-reauthentication (resumed when its ``MastodonAuthorization`` signs in again) and offline
-///   (resumed on the path update) are the ``PollLoop``'s.
+///   (resumed on the path update) are the `PollLoop`'s.
 /// - A timeline that appears is refreshed once, joining a refresh of it already in flight (a tick's
 ///   or another appearance's), and never before a pending `Retry-After` ends.
 /// - A push wake asks the account for one tick, whatever the preset (Manual included).

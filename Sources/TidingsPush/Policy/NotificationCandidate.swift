@@ -108,6 +108,9 @@ public struct NotificationCandidate: Hashable, Sendable {
     /// the policy never raises.
     ///
     /// - Parameters:
+    ///   - notification: the notification as the server sent it.
+    ///   - account: the account it belongs to (the raised set's key).
+    ///   - origin: the path it came by (push, poll or stream).
     ///   - readerID: the signed-in account's own ID, which tells a reply from a mention.
     ///   - isFollowed: whether the reader follows the notification's account.
     public init?(
@@ -130,7 +133,13 @@ public struct NotificationCandidate: Hashable, Sendable {
     /// A candidate from one v2 group of a page; nil for a kind the policy never raises or a group without its
     /// most recent notification's ID.
     ///
-    /// - Parameter followed: the IDs of the accounts the reader follows, among the page's accounts.
+    /// - Parameters:
+    ///   - group: the group, as the page lists it.
+    ///   - page: the page the group came in, which carries its accounts and statuses.
+    ///   - account: the account it belongs to (the raised set's key).
+    ///   - origin: the path it came by (push, poll or stream).
+    ///   - readerID: the signed-in account's own ID, which tells a reply from a mention.
+    ///   - followed: the IDs of the accounts the reader follows, among the page's accounts.
     public init?(
         _ group: MastodonNotificationGroup, page: MastodonGroupedNotifications, account: String,
         origin: NotificationOrigin, readerID: ServerID? = nil, followed: Set<ServerID> = []

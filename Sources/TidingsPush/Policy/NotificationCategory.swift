@@ -32,7 +32,9 @@ public enum NotificationCategory: String, CaseIterable, Codable, Hashable, Senda
     /// The category of a notification of `type`; nil for kinds the policy never raises (quotes, admin
     /// notices, kinds this version does not know).
     ///
-    /// - Parameter isReplyToReader: whether a mention's status answers one of the reader's statuses.
+    /// - Parameters:
+    ///   - type: the notification's type as the server named it.
+    ///   - isReplyToReader: whether a mention's status answers one of the reader's statuses.
     public init?(type: MastodonNotificationType, isReplyToReader: Bool = false) {
         switch type {
         case .mention: self = isReplyToReader ? .reply : .mention

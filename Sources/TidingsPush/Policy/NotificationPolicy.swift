@@ -57,7 +57,7 @@ public struct NotificationPolicyContext: Sendable {
 ///
 /// The rules, in order:
 /// 1. a category switched off → drop (`categoryOff`);
-/// 2. a notification the marker covers (`serverID ≤ marker` in ``ServerID`` order) → drop (`coveredByMarker`);
+/// 2. a notification the marker covers (`serverID ≤ marker` in `ServerID` order) → drop (`coveredByMarker`);
 /// 3. already raised (its ID, or its group at this newest ID or newer) → drop (`alreadyRaised`); a group
 ///    raised before at an older newest ID → update in place under the same request identifier, even inside
 ///    quiet hours or a digest (it replaces what is shown; it does not add a notification);

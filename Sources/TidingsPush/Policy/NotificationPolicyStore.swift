@@ -18,7 +18,7 @@ public final class NotificationPolicyStore: Sendable {
 
     /// Creates the tables; call it from one of the schema's migrations.
     ///
-    /// - Throws: ``StoreError`` from SQLite.
+    /// - Throws: `StoreError` from SQLite.
     public static func createTables(_ db: SQLiteConnection) throws {
         try db.executeScript(
             """
@@ -45,7 +45,7 @@ public final class NotificationPolicyStore: Sendable {
     /// Decides with ``NotificationPolicy`` against the stored raised set and records a raise or an update in the
     /// same transaction.
     ///
-    /// - Throws: ``StoreError`` from SQLite; nothing is recorded then.
+    /// - Throws: `StoreError` from SQLite; nothing is recorded then.
     public func decideAndRecord(
         _ candidate: NotificationCandidate, settings: NotificationSettings, context: NotificationPolicyContext
     ) async throws -> NotificationDecision {
@@ -67,7 +67,7 @@ public final class NotificationPolicyStore: Sendable {
 
     /// What the raised set holds for `candidate`.
     ///
-    /// - Throws: ``StoreError`` from SQLite.
+    /// - Throws: `StoreError` from SQLite.
     public func raisedState(for candidate: NotificationCandidate) async throws -> RaisedState {
         try await database.read { db in try Self.raisedState(db, candidate) }
     }
@@ -88,7 +88,7 @@ public final class NotificationPolicyStore: Sendable {
     /// raised set and the delivery time. The first call for an account records the time and delivers nothing:
     /// the digest starts then.
     ///
-    /// - Throws: ``StoreError`` from SQLite; nothing is recorded then.
+    /// - Throws: `StoreError` from SQLite; nothing is recorded then.
     public func deliverDigestIfDue(
         account: String, unread: [NotificationCandidate], settings: NotificationSettings,
         context: NotificationPolicyContext
@@ -142,7 +142,7 @@ public final class NotificationPolicyStore: Sendable {
 
     /// Deletes the account's raised set and state, and returns what the app must withdraw.
     ///
-    /// - Throws: ``StoreError`` from SQLite; nothing is deleted then.
+    /// - Throws: `StoreError` from SQLite; nothing is deleted then.
     public func signOut(account: String) async throws -> SignOut {
         try await database.write { db in
             let notifications = try db.fetchAll(
@@ -161,7 +161,7 @@ public final class NotificationPolicyStore: Sendable {
     /// Whether the app already asked for the notification permission (then it sends the person to the system
     /// settings instead).
     ///
-    /// - Throws: ``StoreError`` from SQLite.
+    /// - Throws: `StoreError` from SQLite.
     public func permissionWasAsked() async throws -> Bool {
         try await database.read { db in
             try db.fetchOne(
@@ -172,7 +172,7 @@ public final class NotificationPolicyStore: Sendable {
 
     /// Records that the permission was asked.
     ///
-    /// - Throws: ``StoreError`` from SQLite.
+    /// - Throws: `StoreError` from SQLite.
     public func markPermissionAsked() async throws {
         try await database.write { db in
             try db.execute(

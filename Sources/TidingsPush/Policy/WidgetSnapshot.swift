@@ -78,7 +78,7 @@ public struct WidgetSnapshot: Codable, Hashable, Sendable {
     /// file beside it, created 0600, written and synced, then renamed over `path`. A reader sees the old file or
     /// the new one, never half of one.
     ///
-    /// - Throws: ``WidgetSnapshotError/io`` naming the step and `errno`.
+    /// - Throws: ``WidgetSnapshotError/io(_:errno:)`` naming the step and `errno`.
     public func write(to path: String) throws(WidgetSnapshotError) {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
@@ -115,7 +115,7 @@ public struct WidgetSnapshot: Codable, Hashable, Sendable {
 
     /// Reads a snapshot written by ``write(to:)``.
     ///
-    /// - Throws: ``WidgetSnapshotError/io`` when it cannot be read, ``WidgetSnapshotError/malformed`` when it
+    /// - Throws: ``WidgetSnapshotError/io(_:errno:)`` when it cannot be read, ``WidgetSnapshotError/malformed`` when it
     ///   is not a snapshot.
     public static func read(from path: String) throws(WidgetSnapshotError) -> WidgetSnapshot {
         guard let data = FileManager.default.contents(atPath: path) else { throw .io("read", errno: ENOENT) }

@@ -70,7 +70,8 @@ extension MastodonAccountEngine {
                 try writeNow { db in
                     try self.store.removePending(pending.id, account: self.account, in: db)
                     // A boost's answer wraps the boosted status: that one carries the reader's new state.
-                    let confirmed = pending.action == .reblog ? (answer.reblog ?? answer) : answer
+                    let confirmed = Self.filling(
+                        pending.action, into: pending.action == .reblog ? (answer.reblog ?? answer) : answer)
                     try self.reconcile(pending.target, with: confirmed, in: db)
                 }
             } else {
@@ -181,6 +182,20 @@ extension MastodonAccountEngine {
         try readNow { db in
             try self.cachedStatus(target, in: db)?.reblog?.id ?? target
         }
+    }
+
+    /// The server's answer to a confirmed `action`, with the action's field set when the answer leaves it
+    /// out. Why: a server with sparse answers (Pleroma-style) omits the reader's state; written as it came, the
+    /// cache would stop showing a confirmed action, and its undo would then be "nothing to do".
+    static func filling(_ action: MastodonAction, into answer: MastodonStatus) -> MastodonStatus {
+        var answer = answer
+        switch action {
+        case .favourite, .unfavourite: answer.favourited = answer.favourited ?? (action == .favourite)
+        case .reblog, .unreblog: answer.reblogged = answer.reblogged ?? (action == .reblog)
+        case .bookmark, .unbookmark: answer.bookmarked = answer.bookmarked ?? (action == .bookmark)
+        default: break
+        }
+        return answer
     }
 
     /// `status` with `action`'s effect on the reader's state (on the boosted status when it is a boost).

@@ -30,8 +30,6 @@ public struct NextcloudProxyRegistrar: Sendable {
         self.init(serverURL: serverURL, credentials: credentials) { try await client.response(for: $0) }
     }
 
-    private var pushEndpoint: URL { serverURL.appendingPathComponent("ocs/v2.php/apps/notifications/api/v2/push") }
-
     /// The `cloudId` the proxy asks for on a 409: `user@server` without the scheme.
     var cloudID: String {
         let host = serverURL.host ?? ""
@@ -57,7 +55,7 @@ public struct NextcloudProxyRegistrar: Sendable {
         ])
         let response = try await perform(serverRequest(.post, body: body), step: "server")
         guard response.status == 200 || response.status == 201 else { throw refusal(response, step: "server") }
-        let data = try Self.ocsData(response)
+        let data = try NextcloudOCSClient.ocsData(response)
         guard let publicKey = data["publicKey"]?.stringValue, let identifier = data["deviceIdentifier"]?.stringValue,
             let signature = data["signature"]?.stringValue
         else { throw NextcloudPushError(.malformedResponse, detail: "push registration without keys", step: "server") }
@@ -116,13 +114,12 @@ public struct NextcloudProxyRegistrar: Sendable {
 
     // MARK: Requests
 
+    private var ocs: NextcloudOCSClient {
+        NextcloudOCSClient(serverURL: serverURL, credentials: credentials, send: send)
+    }
+
     private func serverRequest(_ method: HTTPMethod, body: JSONValue?) -> HTTPRequest {
-        var request = HTTPRequest(method: method, url: pushEndpoint, body: body?.jsonData())
-        request.headers["Authorization"] = credentials.authorizationHeader
-        request.headers["OCS-APIRequest"] = "true"
-        request.headers["Accept"] = "application/json"
-        if body != nil { request.headers["Content-Type"] = "application/json" }
-        return request
+        ocs.request(method, "ocs/v2.php/apps/notifications/api/v2/push", body: body)
     }
 
     /// Proxy requests carry no Nextcloud credentials: the proxy is another party.
@@ -136,35 +133,10 @@ public struct NextcloudProxyRegistrar: Sendable {
     }
 
     private func perform(_ request: HTTPRequest, step: String) async throws(NextcloudPushError) -> HTTPResponse {
-        do {
-            return try await send(request)
-        } catch {
-            throw NextcloudPushError(.transport, detail: String(describing: type(of: error)), step: step)
-        }
+        try await ocs.perform(request, step: step)
     }
 
     private func refusal(_ response: HTTPResponse, step: String) -> NextcloudPushError {
-        if response.status == 401 { return NextcloudPushError(.unauthorized, status: 401, step: step) }
-        return NextcloudPushError(.refused, detail: Self.ocsMessage(response), status: response.status, step: step)
-    }
-
-    /// The OCS envelope's `data` object (`{"ocs": {"meta": …, "data": …}}`).
-    static func ocsData(_ response: HTTPResponse) throws(NextcloudPushError) -> JSONValue {
-        guard let value = try? JSONValue(parsing: [UInt8](response.body)), let data = value["ocs"]?["data"],
-            data.objectValue != nil
-        else { throw NextcloudPushError(.malformedResponse, detail: "not an OCS JSON envelope", step: "server") }
-        return data
-    }
-
-    /// The error code the server put in the body (`ocs.data.message` or `ocs.meta.message`; the proxy's
-    /// plain `message`), kept only when it is a short upper-case code, so no payload reaches an error.
-    static func ocsMessage(_ response: HTTPResponse) -> String? {
-        guard let value = try? JSONValue(parsing: [UInt8](response.body)) else { return nil }
-        let candidates = [value["ocs"]?["data"]?["message"], value["ocs"]?["meta"]?["message"], value["message"]]
-        for case .string(let text)? in candidates
-        where !text.isEmpty && text.count <= 64 && text.allSatisfy({ $0.isUppercase || $0 == "_" }) {
-            return text
-        }
-        return nil
+        NextcloudOCSClient.refusal(response, step: step)
     }
 }

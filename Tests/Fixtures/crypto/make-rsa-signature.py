@@ -16,4 +16,10 @@ vectors = [
     }
     for m in messages
 ]
-(here / "rsa-signature.json").write_text(json.dumps({"vectors": vectors}, indent=2) + "\n")
+import cryptography
+
+source = (
+    f"Generated with Python cryptography {cryptography.__version__} by make-rsa-signature.py in this folder: "
+    "RSASSA-PKCS1-v1_5 SHA-512 signatures by the throwaway key of rsa-interop.json. Interop vectors, not secrets."
+)
+(here / "rsa-signature.json").write_text(json.dumps({"source": source, "vectors": vectors}, indent=2) + "\n")

@@ -55,6 +55,12 @@ let package = Package(
             dependencies: [.product(name: "TidingsPush", package: "Tidings")],
             swiftSettings: fuzzerSettings
         ),
+        // Mastodon (issue 11): statuses, notifications, grouped notifications, markers, instances.
+        .executableTarget(
+            name: "FuzzMastodonWire",
+            dependencies: [.product(name: "TidingsMastodon", package: "Tidings")],
+            swiftSettings: fuzzerSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

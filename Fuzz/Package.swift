@@ -63,6 +63,12 @@ let package = Package(
             ],
             swiftSettings: fuzzerSettings
         ),
+        // Mastodon (issue 11): statuses, notifications, grouped notifications, markers, instances.
+        .executableTarget(
+            name: "FuzzMastodonWire",
+            dependencies: [.product(name: "TidingsMastodon", package: "Tidings")],
+            swiftSettings: fuzzerSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

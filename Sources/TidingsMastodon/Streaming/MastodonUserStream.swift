@@ -139,6 +139,8 @@ public actor MastodonUserStream {
                 guard await wait(failures: failures, generation: generation) else { break }
                 continue
             }
+            // A stop while the capabilities were awaited must not be overwritten by a stale `.connecting`.
+            guard generation == self.generation, !Task.isCancelled else { break }
             state = .connecting(failures: failures)
             var openedAt: Duration?
             var lastError: String

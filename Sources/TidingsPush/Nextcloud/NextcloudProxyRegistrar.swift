@@ -8,7 +8,7 @@ import TidingsNet
 ///
 /// Credentials travel only in the `Authorization` header; URLs carry no secret.
 public struct NextcloudProxyRegistrar: Sendable {
-    /// Sends one request and returns the response whatever its status (``HTTPClient/response(for:)``,
+    /// Sends one request and returns the response whatever its status (`HTTPClient.response(for:)`,
     /// or an in-process sandbox in tests).
     public typealias Send = @Sendable (HTTPRequest) async throws -> HTTPResponse
 

@@ -15,7 +15,7 @@ public final class NextcloudRaisedNotifications: Sendable {
 
     /// Creates the table; call it from one of the schema's migrations.
     ///
-    /// - Throws: ``StoreError`` from SQLite.
+    /// - Throws: `StoreError` from SQLite.
     public static func createTable(_ db: SQLiteConnection) throws {
         try db.execute(
             """
@@ -32,7 +32,7 @@ public final class NextcloudRaisedNotifications: Sendable {
 
     /// Records that notification `nid` of `account` was raised as `raisedIdentifier` (replacing an older one).
     ///
-    /// - Throws: ``StoreError`` from SQLite; `CancellationError` when cancelled before it starts.
+    /// - Throws: `StoreError` from SQLite; `CancellationError` when cancelled before it starts.
     public func record(account: String, nid: Int64, raisedIdentifier: String) async throws {
         try await database.write { db in
             try db.execute(
@@ -44,7 +44,7 @@ public final class NextcloudRaisedNotifications: Sendable {
     /// Turns an opened push into what the glue does; for a withdrawal, removes the rows it names in the
     /// same transaction that reads them, so a withdrawal is handed out once.
     ///
-    /// - Throws: ``StoreError`` from SQLite; `CancellationError` when cancelled before it starts.
+    /// - Throws: `StoreError` from SQLite; `CancellationError` when cancelled before it starts.
     public func outcome(of subject: NextcloudProxySubject, account: String) async throws -> NextcloudPushOutcome {
         let table = Self.tableName
         switch subject {

@@ -48,7 +48,7 @@ public struct NextcloudWebPushRegistrar: Sendable {
     private static let base = "ocs/v2.php/apps/notifications/api/v2/webpush"
     private let ocs: NextcloudOCSClient
 
-    /// Creates a registrar that sends through `send` (``HTTPClient/response(for:)`` or a sandbox).
+    /// Creates a registrar that sends through `send` (`HTTPClient.response(for:)` or a sandbox).
     public init(
         serverURL: URL, credentials: NextcloudCredentials,
         send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse

@@ -8,7 +8,7 @@ import TidingsSandboxKit
 /// registration (`/ocs/v2.php/apps/notifications/api/v2/push`) and a push-proxy stand-in (`/devices`) on
 /// the same origin. ``createNotification(app:subject:)`` and ``removeNotification(_:)`` send what a real
 /// server sends: the subject RSA-encrypted to the device key, signed by the account key, delivered by the
-/// proxy to the device's push token, which here is a URL (a loopback receiver) given to ``deliver``.
+/// proxy to the device's push token, which here is a URL (a loopback receiver) given to the `deliver` closure.
 ///
 /// Not yet: the Web Push endpoints (`…/api/v2/webpush…`) answer 404.
 public final class NextcloudSandboxServer: Sendable {

@@ -16,6 +16,9 @@ import TidingsNet
 /// - App-level pings go out every ``Configuration/pingInterval`` on the clock; the server's pings are
 ///   answered with pongs.
 /// - `force_logout` erases the store (pending actions and keys included) and stops the client.
+/// - Offline actions (``sendMessage(chatID:messageID:role:encryptedContent:createdAt:)``, …) replay in order on
+///   every connection, one at a time, each confirmed by the server's echo or failed explicitly after
+///   ``Configuration/maximumActionTries`` tries (``Change/actionFailed(_:_:)``); none is dropped silently.
 ///
 /// It runs on its store's executor, so its synchronous store calls never block a pool thread.
 ///

@@ -7,10 +7,12 @@ import TidingsSandbox
 @testable import TidingsOpenMates
 
 /// Seeded random servers (variants), histories (posts and deletions from another device) and client
-/// schedules (disconnects, relaunches with the same, a cleared or a damaged store): after quiescence the
-/// store equals the server's view and no deleted chat is back.
+/// schedules (disconnects, relaunches with the same, a cleared or a damaged store, hide/archive actions taken
+/// at random points, replayed after reconnects and relaunches): after quiescence the store equals the
+/// server's view (hidden and archived flags included), the action queue is empty and no deleted chat is back.
 ///
-/// Not modelled yet (not built): offline actions, prefetch, kills between transactions, and deletions made
+/// Not modelled yet: the other offline actions (send, delete, pin: pinning reorders the list and the
+/// sandbox's order ignores it), prefetch, kills between transactions, and deletions made
 /// while the client is offline (phased sync sends no deletions; the README's other signals are not acted on).
 @Suite(.serialized, .timeLimit(.minutes(1))) struct OpenMatesModelTests {
     static let casesPerBatch = 50
@@ -81,7 +83,7 @@ import TidingsSandbox
         #expect(await settle(harness), "seed \(seed): first sync")
         for _ in 0..<Int.random(in: 0...6, using: &random) {
             let ids = await server.orderedChats.map(\.chatID)
-            switch Int.random(in: 0..<5, using: &random) {
+            switch Int.random(in: 0..<6, using: &random) {
             case 0, 1:
                 guard let chat = ids.randomElement(using: &random) else { continue }
                 let posted = await server.postMessageFromOtherDevice(chatID: chat, role: "assistant")
@@ -96,6 +98,14 @@ import TidingsSandbox
                 #expect(await eventually { (try? harness.store.chat(chat)) == nil }, "seed \(seed): delete")
             case 3:
                 #expect(await reconnect(harness), "seed \(seed): reconnect")
+            case 4:
+                guard let chat = ids.randomElement(using: &random) else { continue }
+                let value = Bool.random(using: &random)
+                if Bool.random(using: &random) {
+                    _ = try await harness.client.setHidden(value, chatID: chat)
+                } else {
+                    _ = try await harness.client.setArchived(value, chatID: chat)
+                }
             default:
                 // Relaunch: the same store, a cleared one, or a damaged one.
                 await harness.client.close()
@@ -110,8 +120,11 @@ import TidingsSandbox
                 #expect(await settle(harness), "seed \(seed): relaunch")
             }
         }
-        // Quiescence: a fresh sync, then every chat opened (hydrated when it is not complete).
+        // Quiescence: a fresh sync, the action queue drained, then every chat opened (hydrated when needed).
         #expect(await reconnect(harness), "seed \(seed): final sync")
+        #expect(
+            await eventually(maxYields: 200_000) { (try? harness.store.pendingActions().isEmpty) == true },
+            "seed \(seed): actions replayed")
         for chat in try harness.store.chatList() { _ = try await harness.client.openChat(chat.chatID) }
         #expect(
             await eventually {
@@ -136,6 +149,8 @@ import TidingsSandbox
         for chat in serverChats {
             let stored = try harness.store.chat(chat.chatID)
             #expect(stored?.chat.versions.messagesV == chat.messagesV, "seed \(seed): \(chat.chatID) version")
+            #expect(stored?.chat.hidden == chat.hidden, "seed \(seed): \(chat.chatID) hidden")
+            #expect(stored?.chat.archived == chat.archived, "seed \(seed): \(chat.chatID) archived")
             #expect(
                 try harness.store.messages(chatID: chat.chatID).map(\.messageID)
                     == chat.messages.compactMap { $0["message_id"]?.stringValue },

@@ -59,6 +59,7 @@ extension OpenMatesClient {
         await send(.syncStatus, on: open)
         hydrationInFlight.removeAll()
         if !hydrationWanted.isEmpty { scheduleHydration() }
+        await replayNextAction()
         let interval = configuration.pingInterval
         pingTask = Task { [clock] in
             while !Task.isCancelled {
@@ -81,6 +82,7 @@ extension OpenMatesClient {
             await open.close()
         }
         hydrationInFlight.removeAll()
+        await actionTryEnded(reason: "the connection ended before the server answered")
     }
 
     /// Decodes one frame, applies its plan in one transaction and acts on its signals.
@@ -116,6 +118,7 @@ extension OpenMatesClient {
             return
         }
         if !plan.changes.isEmpty { broadcaster.publish(.storeChanged) }
+        await settleActionInFlight(envelope: envelope, event: event)
         tracker.reevaluate(storedChatCount: storedChats)
         for signal in plan.signals {
             tracker.apply(signal, storedChatCount: storedChats)

@@ -16,6 +16,9 @@ import TidingsNet
 /// - App-level pings go out every ``Configuration/pingInterval`` on the clock; the server's pings are
 ///   answered with pongs.
 /// - `force_logout` erases the store (pending actions and keys included) and stops the client.
+/// - Offline actions (``sendMessage(chatID:messageID:role:encryptedContent:createdAt:)``, …) replay in order on
+///   every connection, one at a time, each confirmed by the server's echo or failed explicitly after
+///   ``Configuration/maximumActionTries`` tries (``Change/actionFailed(_:_:)``); none is dropped silently.
 ///
 /// It runs on its store's executor, so its synchronous store calls never block a pool thread.
 ///
@@ -41,13 +44,18 @@ public actor OpenMatesClient {
         public var contentBatchSize: Int
         /// How long a hydration request may stay unanswered before it is reported failed.
         public var hydrationTimeout: Duration
+        /// How long a replayed offline action may stay unanswered before the try counts as failed.
+        public var actionTimeout: Duration
+        /// Tries per offline action before it fails for good (``Change/actionFailed(_:_:)``).
+        public var maximumActionTries: Int
 
         /// The defaults: reconnect with backoff 1 → 30 s, give up after 10 attempts, ping every 25 s, 10 chats
-        /// per content batch, 30 s hydration timeout.
+        /// per content batch, 30 s hydration timeout, 10 s per offline action's try, 3 tries.
         public init(
             reconnects: Bool = true, reconnectBackoff: Backoff = Backoff(base: .seconds(1), cap: .seconds(30)),
             maximumReconnectAttempts: Int = 10, pingInterval: Duration = .seconds(25), contentBatchSize: Int = 10,
-            hydrationTimeout: Duration = .seconds(30)
+            hydrationTimeout: Duration = .seconds(30), actionTimeout: Duration = .seconds(10),
+            maximumActionTries: Int = 3
         ) {
             self.reconnects = reconnects
             self.reconnectBackoff = reconnectBackoff
@@ -55,6 +63,8 @@ public actor OpenMatesClient {
             self.pingInterval = pingInterval
             self.contentBatchSize = max(1, contentBatchSize)
             self.hydrationTimeout = hydrationTimeout
+            self.actionTimeout = actionTimeout
+            self.maximumActionTries = max(1, maximumActionTries)
         }
     }
 
@@ -69,6 +79,11 @@ public actor OpenMatesClient {
         /// Something failed that the UI should show: a content batch's `partial_error`
         /// (``OpenMatesError/contentUnavailable`` naming the chats), `error`, `initial_sync_error`, a store error.
         case failure(OpenMatesError)
+        /// The server confirmed an offline action (its echo event arrived); it left the queue.
+        case actionSucceeded(OpenMatesPendingAction)
+        /// An offline action failed for good after its last try (``OpenMatesError/actionFailed``, with the
+        /// reason in `detail`); it left the queue and its local effect was undone.
+        case actionFailed(OpenMatesPendingAction, OpenMatesError)
         /// The subscriber fell behind and missed this many changes: re-read the state.
         case lagged(Int)
     }
@@ -101,6 +116,9 @@ public actor OpenMatesClient {
     var hydrationWanted: Set<String> = []
     var hydrationInFlight: Set<String> = []
     var hydrationFlushScheduled = false
+    /// The queued action sent on the current connection and not answered yet (one at a time, in order).
+    var actionInFlight: Int64?
+    var actionTimeoutTask: Task<Void, Never>?
     /// Frames sent and received, by type, since the client was created.
     public internal(set) var traffic = OpenMatesTraffic()
 

@@ -51,3 +51,33 @@ extension OpenMatesStore {
         }
     }
 }
+
+extension OpenMatesStore {
+    /// Removes an action that failed for good and undoes its local effect, in one transaction: a sent
+    /// message is removed, a flag goes back, and a chat whose message was deleted locally becomes
+    /// metadata-only (the deleted message is not stored any more), so opening it hydrates it from the server.
+    public func abandon(_ action: OpenMatesPendingAction) throws {
+        try database.write { db in
+            try db.execute("DELETE FROM om_pending_actions WHERE action_id = ?", [action.id])
+            switch action.kind {
+            case .sendMessage:
+                if let messageID = action.messageID {
+                    try db.execute(
+                        "DELETE FROM om_messages WHERE chat_id = ? AND message_id = ?", [action.chatID, messageID])
+                    try Self.recount(action.chatID, db)
+                }
+            case .deleteMessage:
+                try db.execute("UPDATE om_chats SET content_v = NULL WHERE chat_id = ?", [action.chatID])
+            case .pinChat: try Self.revert("pinned", action.payload.omBool("pinned"), action.chatID, db)
+            case .archiveChat: try Self.revert("archived", action.payload.omBool("is_archived"), action.chatID, db)
+            case .hideChat: try Self.revert("hidden", action.payload.omBool("is_hidden"), action.chatID, db)
+            default: break
+            }
+        }
+    }
+
+    private static func revert(_ column: String, _ value: Bool?, _ chatID: String, _ db: SQLiteConnection) throws {
+        guard let value else { return }
+        try db.execute("UPDATE om_chats SET \(column) = ? WHERE chat_id = ?", [Int64(value ? 0 : 1), chatID])
+    }
+}

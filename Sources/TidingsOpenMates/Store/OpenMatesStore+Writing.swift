@@ -112,7 +112,7 @@ extension OpenMatesStore {
             [chatID, message.messageID, message.role, message.createdAt, JSONValue.object(message.raw).jsonString()])
     }
 
-    private static func recount(_ chatID: String, _ db: SQLiteConnection) throws {
+    static func recount(_ chatID: String, _ db: SQLiteConnection) throws {
         try db.execute(
             """
             UPDATE om_chats SET stored_message_count = (SELECT count(*) FROM om_messages WHERE chat_id = ?)

@@ -35,6 +35,9 @@ public enum OpenMatesClientRequest: Sendable, Hashable {
     case ping
     /// App-level `pong` (answer to the server's ping).
     case pong
+    /// A queued offline action, replayed as the live event of its kind (`send_message`, `pin_chat`, …) with its
+    /// fields, `chat_id` and `client_action_id` (the queue position, so a refusal can name it).
+    case action(OpenMatesPendingAction)
 
     /// The envelope to send.
     public var envelope: OpenMatesEnvelope {
@@ -57,6 +60,11 @@ public enum OpenMatesClientRequest: Sendable, Hashable {
         case .syncStatus: return OpenMatesEnvelope(type: "sync_status_request")
         case .ping: return OpenMatesEnvelope(type: "ping")
         case .pong: return OpenMatesEnvelope(type: "pong")
+        case .action(let action):
+            var payload = action.payload
+            payload["chat_id"] = .string(action.chatID)
+            payload["client_action_id"] = .string(String(action.id))
+            return OpenMatesEnvelope(type: action.kind.rawValue, payload: payload)
         }
     }
 }

@@ -8,7 +8,7 @@ public struct OpenMatesError: TidingsError {
     /// The kinds of failure; new kinds break no caller because the enum is not public.
     enum Code: String, Sendable {
         case malformedFrame, malformedPayload, server, initialSyncFailed, notConnected, connectionLost
-        case store, closed, loggedOut, notAvailableOffline, contentUnavailable, connectionFailed
+        case store, closed, loggedOut, notAvailableOffline, contentUnavailable, connectionFailed, actionFailed
     }
 
     let code: Code
@@ -54,6 +54,9 @@ public struct OpenMatesError: TidingsError {
     public static let notAvailableOffline = OpenMatesError(.notAvailableOffline)
     /// The server could not deliver some chats' content (`partial_error` of a content batch).
     public static let contentUnavailable = OpenMatesError(.contentUnavailable)
+
+    /// An offline action failed for good: refused or unanswered on its last try (the reason is in `detail`).
+    public static let actionFailed = OpenMatesError(.actionFailed)
 
     static func malformedFrame(_ detail: String) -> OpenMatesError { OpenMatesError(.malformedFrame, detail: detail) }
     static func malformedPayload(_ type: String, _ detail: String) -> OpenMatesError {

@@ -18,6 +18,8 @@ public struct OpenMatesSandboxChat: Sendable, Hashable {
     public var pinned = false
     /// Hidden.
     public var hidden = false
+    /// Archived.
+    public var archived = false
     /// The parent chat of a sub-chat.
     public var parentChatID: String?
     /// The messages, oldest first (objects as sent).
@@ -47,7 +49,7 @@ public struct OpenMatesSandboxChat: Sendable, Hashable {
             "chat_id": .string(chatID), "messages_v": .int(Int64(messagesV)), "title_v": .int(Int64(titleV)),
             "draft_v": .int(Int64(draftV)), "encrypted_title": .string(encryptedTitle),
             "last_edited_overall_timestamp": .int(Int64(lastEdited)), "pinned": .bool(pinned),
-            "is_hidden": .bool(hidden), "unread_count": 0,
+            "is_hidden": .bool(hidden), "is_archived": .bool(archived), "unread_count": 0,
         ]
         if let parentChatID { details["parent_chat_id"] = .string(parentChatID) }
         return details

@@ -33,6 +33,8 @@ extension OpenMatesSandboxServer {
             phasedSync(id, phase: payload["phase"]?.stringValue ?? "all", client: ClientState(payload))
         case "request_chat_content_batch":
             contentBatch(id, chatIDs: (payload["chat_ids"]?.arrayValue ?? []).compactMap(\.stringValue))
+        case "send_message", "delete_message", "pin_chat", "archive_chat", "hide_chat":
+            action(id, type: envelope.type, payload: payload)
         default:
             emit(id, "error", ["message": .string("unknown type \(envelope.type)")])
         }

@@ -17,6 +17,10 @@ import TidingsOpenMates
 /// - `request_chat_content_batch` → `chat_content_batch_response` for the chats the user owns; others, and
 ///   the variant's failures, are named in `partial_error`.
 /// - `ping` → `pong`; an unknown type → `error`.
+/// - The offline set's live events (`send_message`, `delete_message`, `pin_chat`, `archive_chat`, `hide_chat`)
+///   change the chat idempotently (a message ID already stored, or a value already set, changes nothing) and
+///   echo to every connection: `new_chat_message`, `message_deleted`, `chat_pinned_updated`, `chat_update`.
+///   An action on a chat the user does not have is refused with `error` {message, client_action_id}.
 /// - Another device's actions (``postMessageFromOtherDevice(chatID:role:)``, ``deleteChat(_:)``) push
 ///   `new_chat_message` / `chat_deleted` to every open connection.
 ///
@@ -44,6 +48,9 @@ public actor OpenMatesSandboxServer {
     public internal(set) var received: [OpenMatesEnvelope] = []
     /// Every frame sent, in order.
     public internal(set) var sent: [OpenMatesEnvelope] = []
+    /// Every action that changed the server's data, as `type:chat_id[:message_id]`, in order (an action resent
+    /// after it was applied changes nothing and is not listed again).
+    public internal(set) var appliedActions: [String] = []
     /// Connections accepted so far.
     public private(set) var connectionsAccepted = 0
 

@@ -20,6 +20,12 @@ public struct OpenMatesSandboxVariant: Sendable, Hashable {
     public var contentFailures: Set<String> = []
     /// Chats a content batch never answers (the client's hydration timeout then ends the loading state).
     public var contentNeverAnswered: Set<String> = []
+    /// Action types (`send_message`, `pin_chat`, …) refused with an `error` naming the `client_action_id`;
+    /// nothing is applied.
+    public var refusedActions: Set<String> = []
+    /// Action types applied but never answered: the echo to the acting connection is dropped, as when the
+    /// connection fails after the server applied it.
+    public var unansweredActions: Set<String> = []
 
     /// The plain server.
     public init() {}

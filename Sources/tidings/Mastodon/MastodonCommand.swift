@@ -4,7 +4,7 @@ import Foundation
 let mastodonCommand = Command(
     name: "mastodon",
     abstract: "Sync a Mastodon (or Nextcloud Social) account into a local store, or show the store offline.",
-    subcommands: [mastodonSyncCommand, mastodonShowCommand]
+    subcommands: [mastodonSyncCommand, mastodonWatchCommand, mastodonShowCommand]
 )
 
 let mastodonSyncCommand = Command(
@@ -31,6 +31,28 @@ let mastodonSyncCommand = Command(
             account: parsed.string(MastodonOptions.account) ?? "default", json: parsed.flag(jsonOption))
     },
     run: { options in try await runMastodonSync(options) }
+)
+
+let mastodonWatchCommand = Command(
+    name: "watch",
+    abstract: "Keep the account synced (user stream where offered, polling otherwise), printing each change.",
+    options: MastodonOptions.connection + MastodonOptions.storage + [jsonOption],
+    discussion: [
+        "Runs as the active account of an app in the foreground until SIGINT or SIGTERM, then stops cleanly.",
+        "Without --server it watches the in-process sandbox, where nothing changes on its own.",
+        "EXIT STATUS: 0 after a clean stop on a signal; 64 usage; 69 server unreachable at start; 74 store;",
+        "  76 the server answered with an error; 77 token refused (at start or later).",
+        "",
+        "JSON (--json): one object per line: ready {target, account, inserted, stream}; change {kind, detail};",
+        "  stopped {signal}. The token is never printed.",
+    ],
+    validate: { parsed in
+        try MastodonSyncOptions(
+            server: parsed.string(MastodonOptions.server), token: parsed.string(MastodonOptions.token),
+            store: parsed.string(MastodonOptions.store) ?? "mastodon-store.sqlite",
+            account: parsed.string(MastodonOptions.account) ?? "default", json: parsed.flag(jsonOption))
+    },
+    run: { options in try await runMastodonWatch(options) }
 )
 
 private let showLimitOption = OptionSpec.value(

@@ -14,35 +14,11 @@ import TidingsSandbox
 /// exits non-zero, with one `Error:` line, when any step did not complete.
 func runMastodonSync(_ options: MastodonSyncOptions) async throws {
     let progress = MastodonProgress(enabled: isatty(2) == 1)
-    let database: SQLiteDatabase
-    do {
-        database = try await SQLiteDatabase.open(path: options.store, schema: MastodonTimelineSchema.schema)
-    } catch {
-        throw ToolFailure(ExitCode.ioError, "Cannot open the store \(options.store): \(error)")
-    }
+    let database = try await MastodonConnection.openStore(options.store)
     defer { database.close() }
     let store = MastodonTimelineStore(database: database)
-
-    let inner: any MastodonTransport
-    let serverURL: URL
-    let token: String
-    let target: String
-    if let server = options.server, let given = options.token {
-        inner = HTTPClient(configuration: .init(timeout: .seconds(30)))
-        serverURL = server
-        token = given
-        target = server.host ?? "server"
-    } else {
-        let sandbox = await MastodonSandboxServer.sample()
-        inner = MastodonSandboxTransport(server: sandbox.httpServer())
-        serverURL = URL(string: "https://sandbox.invalid")!
-        token = MastodonSandboxServer.sampleAccounts[0].token
-        target = "sandbox"
-    }
-    let transport = MastodonCountingTransport(inner)
-    let client = MastodonAPIClient(
-        server: serverURL, accountKey: options.account, authorization: MastodonAuthorization(token: token),
-        transport: transport)
+    let connection = await MastodonConnection(options)
+    let (client, transport, target) = (connection.client, connection.counter, connection.target)
     let sync = MastodonSync(settings: MastodonPollSettings(preset: .manual))
     progress.say("Connecting to \(target)…")
     let engine = await sync.addAccount(client: client, store: store)

@@ -95,6 +95,34 @@ import TidingsSandboxKit
         #expect(show.standardOutput.contains("bob: new 2"))
     }
 
+    @Test func moreNewStatusesThanAPageLeaveAGapThatShowPrintsAsAGap() async throws {
+        let sandbox = try await LoopbackSandbox()
+        let store = try Self.temporaryStore()
+        let runner = Runner(root: tidingsRoot, environment: ["TIDINGS_MASTODON_TOKEN": "alice-sandbox-token"])
+        let arguments = [
+            "mastodon", "sync", "--server", sandbox.listener.url.absoluteString, "--store", store, "--json",
+        ]
+        #expect(await runner.capture(arguments).status == 0)
+        // 45 new statuses: more than one page (40) above the stored newest.
+        for index in 0..<45 { await sandbox.server.post(as: sandbox.bob, "<p>burst \(index)</p>") }
+        let second = await runner.capture(arguments)
+        #expect(second.status == 0, "\(second.standardError)")
+        let home = try #require(try Self.syncObject(second)["home"] as? [String: Any])
+        #expect(home["gapInserted"] as? Bool == true)
+        #expect(home["gaps"] as? Int == 1)
+
+        let show = await runner.capture(["mastodon", "show", "--store", store, "--limit", "100"])
+        #expect(show.status == 0)
+        let lines = show.standardOutput.split(separator: "\n")
+        let gapIndex = try #require(lines.firstIndex { $0.contains("gap: not fetched yet") })
+        // The engine's rule: a full `min_id` page cannot prove it starts right above the stored newest, so the
+        // gap goes below the page (the oldest 40 of the burst), above the first run's statuses.
+        #expect(lines[gapIndex - 1].contains("burst 0"), "\(show.standardOutput)")
+        #expect(lines[gapIndex + 1].contains("post 29"))
+        let json = await runner.capture(["mastodon", "show", "--store", store, "--limit", "100", "--json"])
+        #expect(json.standardOutput.contains("{\"state\":\"open\",\"type\":\"gap\"}"))
+    }
+
     @Test func theTokenNeverAppearsAndARefusedTokenExits77() async throws {
         let sandbox = try await LoopbackSandbox()
         let store = try Self.temporaryStore()

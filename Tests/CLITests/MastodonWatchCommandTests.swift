@@ -12,7 +12,10 @@ import TidingsSandboxKit
 
 /// `tidings mastodon watch`, run as the real executable against a sandbox on a loopback socket: it streams,
 /// prints what a post on the server changed, and stops cleanly on a signal.
-@Suite(.timeLimit(.minutes(1))) struct MastodonWatchCommandTests {
+///
+/// The sandbox answers from this test process, whose two pool threads the rest of the suite keeps busy: the
+/// waits below are deadlines for a loaded machine, not expectations of speed, hence the longer limit.
+@Suite(.timeLimit(.minutes(3)), .serialized) struct MastodonWatchCommandTests {
     static func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
 
     @Test(arguments: [SIGINT, SIGTERM])
@@ -34,19 +37,21 @@ import TidingsSandboxKit
         defer { child.signal(SIGKILL) }
 
         // Ready, and the user stream open (in the ready line or in a later change).
-        let (opened, isOpen) = try await child.readOutput(timeout: .seconds(30)) { data in
+        let (opened, isOpen) = try await child.readOutput(timeout: .seconds(50)) { data in
             let text = Self.text(data)
             return text.contains("\"type\":\"ready\"") && text.contains("\"open\"")
         }
         let start = Self.text(opened)
         #expect(isOpen, "\(start)")
         #expect(start.contains("\"inserted\":5"))
+        try #require(isOpen)
 
         await server.post(as: bob, "<p>while watching</p>")
-        let (changed, sawPost) = try await child.readOutput(timeout: .seconds(30)) { data in
+        let (changed, sawPost) = try await child.readOutput(timeout: .seconds(50)) { data in
             Self.text(data).contains("\"detail\":\"home: 1 new\"")
         }
         #expect(sawPost, "\(Self.text(changed))")
+        try #require(sawPost)
 
         child.signal(signalNumber)
         let (rest, _) = try await child.readOutput(timeout: .seconds(20)) { _ in false }

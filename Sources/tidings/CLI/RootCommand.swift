@@ -9,7 +9,9 @@ let tidingsRoot = Command(
     name: "tidings",
     abstract: "A client-side sync engine for chat and social apps: try it, sync, inspect.",
     options: [versionOption],
-    subcommands: [demoCommand, kecalekCommand, openMatesCommand, pushCommand, sandboxCommand, ypchatCommand],
+    subcommands: [
+        demoCommand, kecalekCommand, mastodonCommand, openMatesCommand, pushCommand, sandboxCommand, ypchatCommand,
+    ],
     validate: { _ in },
     run: { _ in print(tidingsVersion) }
 )

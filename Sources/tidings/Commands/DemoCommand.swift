@@ -36,5 +36,6 @@ struct DemoPart: Sendable {
 let demoParts: [DemoPart] = [
     coreDemoPart,
     kecalekDemoPart,
+    mastodonDemoPart,
     ypchatDemoPart,
 ]

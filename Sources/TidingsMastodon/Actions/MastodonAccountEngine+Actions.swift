@@ -17,20 +17,23 @@ extension MastodonAccountEngine {
     ///   ``MastodonEngineChange/actionFailed(_:reason:)`` or leave the action pending for a later replay.
     @discardableResult
     public func perform(_ action: MastodonAction, on target: ServerID) async throws -> MastodonPendingAction? {
-        let pending: MastodonPendingAction? = try writeNow { db in
-            if !action.targetsAccount {
-                guard let cached = try self.cachedStatus(target, in: db) else {
-                    return try self.store.enqueue(action, target: target, account: self.account, in: db)
+        let written: (MastodonPendingAction, [ServerID])? = try writeNow { db in
+            var updated: [ServerID] = []
+            if !action.targetsAccount, let cached = try self.cachedStatus(target, in: db) {
+                guard Self.applying(action, to: cached) != cached else { return nil }
+                // Every copy (the status's own row, each boost of it) shows the action, so an undo tapped on
+                // any of them finds it.
+                updated = try self.updateCopies(of: cached.reblog?.id ?? target, in: db) {
+                    Self.applying(action, to: $0)
                 }
-                let patched = Self.applying(action, to: cached)
-                guard patched != cached else { return nil }
-                try self.writeStatus(patched, in: db)
+            } else if !action.targetsAccount {
+                updated = [target]
             }
-            return try self.store.enqueue(action, target: target, account: self.account, in: db)
+            return (try self.store.enqueue(action, target: target, account: self.account, in: db), updated)
         }
-        guard let pending else { return nil }
+        guard let (pending, updated) = written else { return nil }
         broadcaster.publish(.actionPending(pending))
-        if !action.targetsAccount { broadcaster.publish(.statusUpdated(target)) }
+        for id in updated { broadcaster.publish(.statusUpdated(id)) }
         await drainOutbox()
         return pending
     }
@@ -62,17 +65,18 @@ extension MastodonAccountEngine {
 
     /// Sends one action; returns whether the outbox may go on (the action was settled either way).
     func send(_ pending: MastodonPendingAction) async -> Bool {
+        var updated = pending.action.targetsAccount ? [] : [pending.target]
         do {
             if let statusAction = pending.action.statusAction {
                 let answer = try await guarded {
                     try await self.client.perform(statusAction, status: self.apiTarget(pending.target))
                 }
-                try writeNow { db in
+                updated = try writeNow { db in
                     try self.store.removePending(pending.id, account: self.account, in: db)
                     // A boost's answer wraps the boosted status: that one carries the reader's new state.
                     let confirmed = Self.filling(
                         pending.action, into: pending.action == .reblog ? (answer.reblog ?? answer) : answer)
-                    try self.reconcile(pending.target, with: confirmed, in: db)
+                    return try self.reconcile(pending.target, with: confirmed, in: db)
                 }
             } else {
                 _ = try await guarded {
@@ -84,7 +88,7 @@ extension MastodonAccountEngine {
             }
             outboxAttempts[pending.id] = nil
             broadcaster.publish(.actionConfirmed(pending))
-            if !pending.action.targetsAccount { broadcaster.publish(.statusUpdated(pending.target)) }
+            for id in updated { broadcaster.publish(.statusUpdated(id)) }
             return true
         } catch let error as MastodonError {
             switch error {
@@ -107,63 +111,102 @@ extension MastodonAccountEngine {
     /// Undoes the action's effect, drops it from the outbox and tells the UI why.
     func revert(_ pending: MastodonPendingAction, reason: MastodonActionFailure, deleteTarget: Bool) -> Bool {
         do {
-            let deleted: Bool = try writeNow { db in
+            let (deleted, updated): ([ServerID], [ServerID]) = try writeNow { db in
                 try self.store.removePending(pending.id, account: self.account, in: db)
-                if pending.action.targetsAccount { return false }
+                if pending.action.targetsAccount { return ([], []) }
+                let logical = try self.cachedStatus(pending.target, in: db)?.reblog?.id ?? pending.target
                 if deleteTarget {
-                    // The server has no such status: neither the cached one nor the one it boosts stays.
-                    if let inner = try self.cachedStatus(pending.target, in: db)?.reblog?.id {
-                        try self.store.delete(account: self.account, id: inner, in: db)
+                    // The server has no such status: neither the cached row, the one it boosts, nor any other
+                    // boost of that one stays.
+                    let copies = try self.copies(of: logical, in: db).map(\.id)
+                    var deleted: [ServerID] = []
+                    for id in Set(copies + [logical, pending.target]).sorted() {
+                        try self.store.delete(account: self.account, id: id, in: db)
+                        deleted.append(id)
                     }
-                    try self.store.delete(account: self.account, id: pending.target, in: db)
-                    return true
+                    return (deleted, [])
                 }
-                if let cached = try self.cachedStatus(pending.target, in: db) {
-                    try self.writeStatus(Self.applying(pending.action.inverse, to: cached), in: db)
-                    try self.reapplyPendingEffects(on: pending.target, in: db)
+                let updated = try self.updateCopies(of: logical, in: db) {
+                    Self.applying(pending.action.inverse, to: $0)
                 }
-                return false
+                return ([], updated + (try self.reapplyPendingEffects(on: pending.target, in: db)))
             }
             outboxAttempts[pending.id] = nil
             broadcaster.publish(.actionFailed(pending, reason: reason))
-            if deleted { broadcaster.publish(.deleted([pending.target])) }
-            if !pending.action.targetsAccount && !deleted { broadcaster.publish(.statusUpdated(pending.target)) }
+            if !deleted.isEmpty { broadcaster.publish(.deleted(deleted)) }
+            for id in Set(updated).sorted() { broadcaster.publish(.statusUpdated(id)) }
             return true
         } catch {
             return false
         }
     }
 
-    /// Writes the server's view of `target` into the cache, then the effects of actions still pending on it.
-    func reconcile(_ target: ServerID, with confirmed: MastodonStatus, in db: SQLiteConnection) throws {
-        guard let stored = try store.status(account: account, id: target, in: db) else { return }
-        var status = try MastodonStatusPayload.decode(stored.payload)
-        if status.reblog != nil, status.id != confirmed.id {
-            status.reblog = confirmed  // the cached row is a boost: its boosted status is what was confirmed
-        } else {
-            status = confirmed
+    /// Writes the server's view of the status (`confirmed`, the one `target` is or boosts) into every cached
+    /// copy of it, then the effects of actions still pending on it; returns the rows it wrote.
+    func reconcile(_ target: ServerID, with confirmed: MastodonStatus, in db: SQLiteConnection) throws -> [ServerID] {
+        guard try store.status(account: account, id: target, in: db) != nil else { return [] }
+        let written = try updateCopies(of: confirmed.id, in: db) { copy in
+            var status = copy
+            if status.reblog != nil, status.id != confirmed.id {
+                status.reblog = confirmed  // a boost: its boosted status is what was confirmed
+            } else {
+                status = confirmed
+            }
+            return status
         }
-        try store.replacePayload(
-            account: account, id: target, payload: try MastodonStatusPayload.encode(status), in: db)
-        try reapplyPendingEffects(on: target, in: db)
+        return written + (try reapplyPendingEffects(on: target, in: db))
     }
 
     /// Puts the effects of pending actions back over statuses a page or an answer replaced.
     func reapplyPendingEffects() throws {
         try writeNow { db in
-            let targets = Set(try self.store.pendingActions(account: self.account, in: db).map(\.target))
-            for target in targets { try self.reapplyPendingEffects(on: target, in: db) }
+            var done: Set<ServerID> = []
+            for pending in try self.store.pendingActions(account: self.account, in: db) {
+                let logical = try self.cachedStatus(pending.target, in: db)?.reblog?.id ?? pending.target
+                guard done.insert(logical).inserted else { continue }
+                _ = try self.reapplyPendingEffects(on: pending.target, in: db)
+            }
         }
     }
 
-    func reapplyPendingEffects(on target: ServerID, in db: SQLiteConnection) throws {
-        let actions = try store.pendingActions(account: account, in: db).filter {
-            $0.target == target && !$0.action.targetsAccount
+    /// Applies the pending actions on the status `target` is or boosts — whichever copy they were taken
+    /// through — to every cached copy of it; returns the rows it changed.
+    @discardableResult
+    func reapplyPendingEffects(on target: ServerID, in db: SQLiteConnection) throws -> [ServerID] {
+        let logical = try cachedStatus(target, in: db)?.reblog?.id ?? target
+        var actions: [MastodonAction] = []
+        for pending in try store.pendingActions(account: account, in: db) where !pending.action.targetsAccount {
+            let pendingLogical =
+                pending.target == target
+                ? logical : (try cachedStatus(pending.target, in: db)?.reblog?.id ?? pending.target)
+            if pendingLogical == logical { actions.append(pending.action) }
         }
-        guard !actions.isEmpty, var status = try cachedStatus(target, in: db) else { return }
-        let original = status
-        for pending in actions { status = Self.applying(pending.action, to: status) }
-        if status != original { try writeStatus(status, in: db) }
+        guard !actions.isEmpty else { return [] }
+        return try updateCopies(of: logical, in: db) { copy in
+            actions.reduce(copy) { status, action in Self.applying(action, to: status) }
+        }
+    }
+
+    /// Every cached copy of status `id`: its own row and each cached boost of it.
+    func copies(of id: ServerID, in db: SQLiteConnection) throws -> [MastodonStatus] {
+        try store.statusPayloads(account: account, mentioning: id, in: db).compactMap { row in
+            let status = try MastodonStatusPayload.decode(row.payload)
+            return status.id == id || status.reblog?.id == id ? status : nil
+        }
+    }
+
+    /// Writes `transform` of every cached copy of status `id` that it changes; returns their row IDs.
+    func updateCopies(
+        of id: ServerID, in db: SQLiteConnection, _ transform: (MastodonStatus) -> MastodonStatus
+    ) throws -> [ServerID] {
+        var written: [ServerID] = []
+        for copy in try copies(of: id, in: db) {
+            let changed = transform(copy)
+            guard changed != copy else { continue }
+            try writeStatus(changed, in: db)
+            written.append(copy.id)
+        }
+        return written
     }
 
     /// The cached status `target`, decoded (for a boost, ``applying(_:to:)`` changes the status it boosts).

@@ -40,6 +40,8 @@ public actor MastodonAccountEngine: MastodonPollTarget {
     var markerState = MarkerState()
     var outboxAttempts: [Int64: Int] = [:]
     var outboxDraining = false
+    var filtersCache: [MastodonFilter]?
+    var version1Filters = false
 
     /// Runs on the store's queue (its `SQLiteExecutor`).
     public nonisolated var unownedExecutor: UnownedSerialExecutor {

@@ -23,6 +23,8 @@ public enum MastodonEngineChange: Sendable, Equatable {
     case actionConfirmed(MastodonPendingAction)
     /// The server refused an action for good: its effect was reverted, and `reason` says why.
     case actionFailed(MastodonPendingAction, reason: MastodonActionFailure)
+    /// The reader's filters changed on the server (read them with ``MastodonAccountEngine/filters()``).
+    case filtersChanged
     /// The server refused the account's token: nothing is sent until the app signs it in again.
     case needsReauthentication
     /// The subscriber fell behind and missed this many changes: re-read what it shows.

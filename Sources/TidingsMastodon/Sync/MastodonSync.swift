@@ -16,6 +16,8 @@ import TidingsCore
 ///   account back on the adaptive table, an open one slows polling to the safety net.
 /// - A stream that gave up is started again only when the app returns to the foreground, the network returns or
 ///   the active account changes.
+/// - Each account's filters are fetched when it is added or signed in again and on the stream's
+///   `filters_changed` (``MastodonAccountEngine/filters()``, ``MastodonEngineChange/filtersChanged``).
 /// - ``changes()`` merges every engine's changes and every stream's states into one bounded stream per subscriber.
 /// - ``signOut(account:)`` stops the account's polling and stream; a refused token (needs reauthentication)
 ///   stops them until ``signIn(account:token:)``.
@@ -104,6 +106,8 @@ public actor MastodonSync {
         await signOut(account: key, announce: false)
         let engine = MastodonAccountEngine(client: client, store: store, clock: clock, pageLimit: pageLimit)
         let capabilities = try? await engine.capabilities()
+        // Filters at sign-in and launch; a server without them (Nextcloud Social) or offline leaves them nil.
+        if capabilities != nil { _ = try? await engine.refreshFilters() }
         var account = Account(engine: engine, capabilities: capabilities, push: push)
         let changes = engine.changes()
         account.tasks.append(
@@ -144,6 +148,7 @@ public actor MastodonSync {
     public func signIn(account key: String, token: String) async {
         guard let account = accounts[key] else { return }
         account.engine.client.authorization.signIn(token: token)
+        _ = try? await account.engine.refreshFilters()
         await scheduler.resumeAccount(key)
         await reevaluateStreams(resume: true)
     }
@@ -302,7 +307,9 @@ public actor MastodonSync {
     }
 
     private func makeStream(_ key: String, engine: MastodonAccountEngine) -> MastodonUserStream {
-        let stream = MastodonUserStream(engine: engine, connector: streamConnector, clock: clock)
+        let stream = MastodonUserStream(
+            engine: engine, connector: streamConnector, clock: clock,
+            onFiltersChanged: { [weak engine] in _ = try? await engine?.refreshFilters() })
         let states = stream.stateChanges()
         accounts[key]?.stream = stream
         accounts[key]?.tasks.append(

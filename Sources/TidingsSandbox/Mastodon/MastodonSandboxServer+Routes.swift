@@ -18,7 +18,7 @@ extension MastodonSandboxServer {
             ("GET", "/api/v1/notifications/unread_count"), ("GET", "/api/v2/notifications/unread_count"),
             ("GET", "/api/v1/markers"), ("POST", "/api/v1/markers"), ("GET", "/api/v1/statuses"),
             ("GET", "/api/v1/statuses/:id"), ("POST", "/api/v1/statuses/:id/:action"),
-            ("POST", "/api/v1/accounts/:id/:action"),
+            ("POST", "/api/v1/accounts/:id/:action"), ("GET", "/api/v2/filters"), ("GET", "/api/v1/filters"),
             // Web Push subscriptions: MastodonSandboxServer+Push.swift.
             ("POST", "/api/v1/push/subscription"), ("GET", "/api/v1/push/subscription"),
             ("PUT", "/api/v1/push/subscription"), ("DELETE", "/api/v1/push/subscription"),
@@ -77,6 +77,8 @@ extension MastodonSandboxServer {
         case ("GET", "/api/v1/notifications/unread_count"), ("GET", "/api/v2/notifications/unread_count"):
             let count = min(unread(viewer, grouped: route.hasPrefix("/api/v2/")), 100)
             return .json(JSONValue.object(["count": .int(Int64(count))]))
+        case ("GET", "/api/v2/filters"), ("GET", "/api/v1/filters"):
+            return filtersResponse(route, viewer: viewer)
         case ("GET", "/api/v1/markers"):
             let asked = request.query.filter { $0.name == "timeline[]" }.map(\.value)
             return .json(markersJSON(viewer, timelines: asked.isEmpty ? ["home", "notifications"] : asked))

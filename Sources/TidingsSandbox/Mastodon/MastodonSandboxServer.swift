@@ -53,6 +53,7 @@ public actor MastodonSandboxServer {
     var accounts: [Account] = []
     var statuses: [Status] = []
     var notifications: [Notification] = []
+    var filters: [Filter] = []
     var markers: [String: [String: (id: String, version: Int, updated: Date)]] = [:]
     var markerConflicts = 0
     var nextNumber = 0

@@ -57,10 +57,8 @@ extension EngineModel {
             case .success(let pending?):
                 // Written before the crash: the outbox has it, so the server must end up showing it.
                 intents.record(action, on: target, pending: pending.id)
-            case .success(nil):
-                intents.forget(action, on: target)
-            case .failure:
-                break  // never written: what the reader asked before still stands
+            case .success(nil), .failure:
+                break  // nothing to do, or never written: what the reader asked before still stands
             }
         }
         let what = ["refresh", "load older", "\(action) \(id.map { "\($0)" } ?? "-")"][kind]

@@ -77,13 +77,10 @@ struct EngineModel {
         // The server acts on the status a boost boosts.
         let target = try await engine.status(id).flatMap { $0.reblog?.id } ?? id
         let pending = try await engine.perform(action, on: id)
-        if let pending {
-            intents.record(action, on: target, pending: pending.id)
-        } else {
-            // "Nothing to do": the row shows it already — through a pending action that may yet fail, or a
-            // copy of the status (a boost of it, or the original) that another row's action left stale.
-            intents.forget(action, on: target)
-        }
+        // "Nothing to do" means the row shows it already: through the server's state, or an action still
+        // pending (whose intent stays recorded, with its outbox row, in case it fails). Every copy of a status
+        // (its own row, each boost) shows the same state, so it never means a stale copy: the intent stands.
+        if let pending { intents.record(action, on: target, pending: pending.id) }
         history.append("\(action) \(id): \(pending.map { "sent as \($0.id)" } ?? "nothing to do")")
     }
 

@@ -103,6 +103,7 @@ private func printChange(_ change: MastodonSyncChange, json: Bool) {
             )
         case .actionPending, .actionConfirmed, .actionFailed: (kind, detail) = ("action", "\(engineChange)")
         case .needsReauthentication: (kind, detail) = ("needsReauthentication", "")
+        case .filtersChanged: (kind, detail) = ("filtersChanged", "")
         case .missed(let count): (kind, detail) = ("missed", "\(count) changes")
         }
     case .stream(_, let state): (kind, detail) = ("stream", "\(state)")

@@ -17,7 +17,8 @@ handshake's Authorization header):
   push n           emits "tick" i for i in 0..<n from the server, then acknowledges with n.
   disconnect_me    disconnects the client from the server side.
   login payload    YpChat's login: emits "loginSuccess" {userName, gender, age, country}.
-  message payload  YpChat's message: emits "message" back with the sender "echo" and the same text.
+  message payload  YpChat's message: emits "messageSent" {messageId}, then "message" back from the user
+                   "echo" with the same text and the message id "echo-<messageId>".
 Namespace "/admin": "whoami" acknowledges with {"namespace": "/admin", "sid": sid}.
 """
 
@@ -104,7 +105,8 @@ def main():
 
     @sio.event
     async def message(sid, payload):
-        reply = {"fromUserName": "echo", "message": payload.get("message"), "messageId": payload.get("messageId")}
+        await sio.emit("messageSent", {"messageId": payload.get("messageId")}, room=sid)
+        reply = {"fromUserName": "echo", "message": payload.get("message"), "messageId": "echo-" + payload.get("messageId")}
         await sio.emit("message", reply, room=sid)
 
     @sio.on("whoami", namespace="/admin")

@@ -67,6 +67,10 @@ public final class PythonPeer: Sendable {
     /// The Python interpreter of the project's virtualenv.
     public static var python: URL { projectRoot.appendingPathComponent(".venv/bin/python") }
 
+    /// The interpreter of `.venv-eio3/` (Tests/Peers/requirements-eio3.txt): python-socketio 4.x over
+    /// python-engineio 3.x, the last releases that speak Engine.IO 3 as socket.io 2.x servers do.
+    public static var pythonEIO3: URL { projectRoot.appendingPathComponent(".venv-eio3/bin/python") }
+
     /// Starts `Tests/Peers/<script>` and waits until it prints `READY <port>`.
     ///
     /// - Parameters:
@@ -75,15 +79,18 @@ public final class PythonPeer: Sendable {
     ///   - port: the port to ask for; 0 lets the peer pick a free one.
     ///   - readyTimeout: how long the peer may take to start once it is spawned (waiting for a start
     ///     slot does not count).
+    ///   - python: the interpreter (``python`` by default; ``pythonEIO3`` for Engine.IO 3 peers).
     /// - Throws: ``StartError`` when the virtualenv or script is missing, or the peer exits or stays
     ///   silent (it is killed then); its standard error is included. `CancellationError` when cancelled.
     public static func start(
         _ script: String,
         arguments: [String] = [],
         port: Int = 0,
-        readyTimeout: TimeInterval = 60
+        readyTimeout: TimeInterval = 60,
+        python: URL = PythonPeer.python
     ) async throws -> PythonPeer {
-        try await start(script, arguments: arguments, port: port, readyTimeout: readyTimeout, isShared: false)
+        try await start(
+            script, arguments: arguments, port: port, readyTimeout: readyTimeout, isShared: false, python: python)
     }
 
     /// The peer for `script` with `arguments` that every caller in this test process shares: started on
@@ -91,15 +98,17 @@ public final class PythonPeer: Sendable {
     ///
     /// For suites whose tests do not change the peer's state for each other; it keeps a 2-core machine from
     /// booting one interpreter per test. A failed start is reported to every caller waiting for it, and
-    /// the next call tries again.
-    public static func shared(_ script: String, arguments: [String] = []) async throws -> PythonPeer {
-        try await SharedPeers.registry.peer(script, arguments: arguments)
+    /// the next call tries again. `python` is the interpreter, as for ``start(_:arguments:port:readyTimeout:python:)``.
+    public static func shared(
+        _ script: String, arguments: [String] = [], python: URL = PythonPeer.python
+    ) async throws -> PythonPeer {
+        try await SharedPeers.registry.peer(script, arguments: arguments, python: python)
     }
 
     static func start(
-        _ script: String, arguments: [String], port: Int, readyTimeout: TimeInterval, isShared: Bool
+        _ script: String, arguments: [String], port: Int, readyTimeout: TimeInterval, isShared: Bool,
+        python: URL = PythonPeer.python
     ) async throws -> PythonPeer {
-        let python = Self.python
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw StartError(
                 description: "No Python virtualenv at \(python.path): run scripts/install-peers (scripts/test runs it)."
@@ -222,12 +231,13 @@ actor SharedPeers {
     static let registry = SharedPeers()
     private var peers: [[String]: Task<PythonPeer, any Error>] = [:]
 
-    func peer(_ script: String, arguments: [String]) async throws -> PythonPeer {
-        let key = [script] + arguments
+    func peer(_ script: String, arguments: [String], python: URL) async throws -> PythonPeer {
+        let key = [python.path, script] + arguments
         let task =
             peers[key]
             ?? Task {
-                try await PythonPeer.start(script, arguments: arguments, port: 0, readyTimeout: 60, isShared: true)
+                try await PythonPeer.start(
+                    script, arguments: arguments, port: 0, readyTimeout: 60, isShared: true, python: python)
             }
         peers[key] = task
         do {

@@ -38,46 +38,14 @@ extension MastodonTimelineStore {
             if count - excess > keep { report.moreRemains = true }
             report.entries += try dropBottomGaps(key, in: db)
         }
-        let accounts = try db.fetchAll(
-            "SELECT account, count(*) FROM \(MastodonTimelineSchema.notifications) GROUP BY account"
-        ) { row in (try row[0] as String, try row[1] as Int64) }
-        for (account, count) in accounts {
-            let keep = Int64(max(0, retention.notifications))
-            guard count > keep else { continue }
-            guard budget > 0 else {
-                report.moreRemains = true
-                break
-            }
-            let excess = min(count - keep, Int64(budget))
-            try db.execute(
-                "DELETE FROM \(MastodonTimelineSchema.notifications) WHERE rowid IN (SELECT rowid FROM "
-                    + "\(MastodonTimelineSchema.notifications) WHERE account = ? "
-                    + "ORDER BY length(notification_id), notification_id LIMIT ?)",
-                [account, excess])
-            report.notifications += db.changes
-            budget -= db.changes
-            if count - excess > keep { report.moreRemains = true }
-        }
-        let groupCounts = try db.fetchAll(
-            "SELECT account, count(*) FROM \(MastodonTimelineSchema.notificationGroups) GROUP BY account"
-        ) { row in (try row[0] as String, try row[1] as Int64) }
-        for (account, count) in groupCounts {
-            let keep = Int64(max(0, retention.notifications))
-            guard count > keep else { continue }
-            guard budget > 0 else {
-                report.moreRemains = true
-                break
-            }
-            let excess = min(count - keep, Int64(budget))
-            try db.execute(
-                "DELETE FROM \(MastodonTimelineSchema.notificationGroups) WHERE (account, group_key) IN ("
-                    + "SELECT account, group_key FROM \(MastodonTimelineSchema.notificationGroups) WHERE account = ? "
-                    + "ORDER BY length(most_recent_id), most_recent_id LIMIT ?)",
-                [account, excess])
-            report.notifications += db.changes
-            budget -= db.changes
-            if count - excess > keep { report.moreRemains = true }
-        }
+        let keepNotifications = Int64(max(0, retention.notifications))
+        report.notifications += try trimOldestPerAccount(
+            MastodonTimelineSchema.notifications, identity: "rowid", order: "length(notification_id), notification_id",
+            keep: keepNotifications, budget: &budget, moreRemains: &report.moreRemains, in: db)
+        report.notifications += try trimOldestPerAccount(
+            MastodonTimelineSchema.notificationGroups, identity: "account, group_key",
+            order: "length(most_recent_id), most_recent_id", keep: keepNotifications, budget: &budget,
+            moreRemains: &report.moreRemains, in: db)
         let cutoff = nowMillis - Self.millis(retention.orphanAge)
         if budget > 0 {
             try db.execute(
@@ -105,6 +73,34 @@ extension MastodonTimelineStore {
             report.moreRemains = try hasExpired(before: cutoff, in: db)
         }
         return report
+    }
+
+    /// Deletes each account's oldest rows of `table` beyond `keep` (oldest by `order`), spending `budget`;
+    /// returns how many went. `identity` names the columns that pick one row (`rowid`, or a key).
+    private func trimOldestPerAccount(
+        _ table: String, identity: String, order: String, keep: Int64, budget: inout Int, moreRemains: inout Bool,
+        in db: SQLiteConnection
+    ) throws -> Int {
+        var deleted = 0
+        let counts = try db.fetchAll("SELECT account, count(*) FROM \(table) GROUP BY account") { row in
+            (try row[0] as String, try row[1] as Int64)
+        }
+        for (account, count) in counts {
+            guard count > keep else { continue }
+            guard budget > 0 else {
+                moreRemains = true
+                break
+            }
+            let excess = min(count - keep, Int64(budget))
+            try db.execute(
+                "DELETE FROM \(table) WHERE (\(identity)) IN (SELECT \(identity) FROM \(table) WHERE account = ? "
+                    + "ORDER BY \(order) LIMIT ?)",
+                [account, excess])
+            deleted += db.changes
+            budget -= db.changes
+            if count - excess > keep { moreRemains = true }
+        }
+        return deleted
     }
 
     /// Whether orphaned statuses or deletion records older than `cutoff` remain.

@@ -42,7 +42,7 @@ let ypchatDemoPart = DemoPart(name: "ypchat", title: "YpChat: two people chattin
     if let table = state.commandTable { for line in YpChatTerminalRenderer.table(table) { print("  " + line) } }
 
     print("the inactivity countdown (virtual clock): \(renderer.countdownText(await anna.state.timeoutRemaining))")
-    _ = await clock.waitForSleepers(1)
+    try await waitForTicker(clock)
     await clock.advance(by: .seconds(25 * 60))
     state = try await waitFor(anna) { $0.timeoutRemaining <= 300 }
     print("  after 25 quiet minutes: \(renderer.countdownText(state.timeoutRemaining))")
@@ -51,6 +51,7 @@ let ypchatDemoPart = DemoPart(name: "ypchat", title: "YpChat: two people chattin
     print(
         "  bob's message arrives; incoming events do not reset it: \(renderer.countdownText(await anna.state.timeoutRemaining))"
     )
+    try await waitForTicker(clock)
     await clock.advance(by: .seconds(5 * 60))
     state = try await waitFor(anna) { !$0.isLoggedIn }
     print("  at 00:00 anna is logged out: \(state.errorMessage?.text(in: .english) ?? "-")")
@@ -59,6 +60,17 @@ let ypchatDemoPart = DemoPart(name: "ypchat", title: "YpChat: two people chattin
     await anna.close()
     await bob.logout()
     await bob.close()
+}
+
+/// Waits (at most 10 seconds) until the countdown's ticker sleeps on `clock`, so that advancing the clock
+/// moves the countdown: on a busy machine the ticker may not be asleep yet, and a jump made before it sleeps
+/// would be lost to it.
+private func waitForTicker(_ clock: TestClock) async throws {
+    let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+    while !(await clock.waitForSleepers(1, maxYields: 1_000)) {
+        guard ContinuousClock.now < deadline else { throw ToolFailure(ExitCode.software, "the YpChat demo stalled") }
+        try await Task.sleep(for: .milliseconds(1))
+    }
 }
 
 /// The first state of `repository` that satisfies `predicate`, waiting at most 10 seconds.

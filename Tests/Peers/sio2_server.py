@@ -24,14 +24,13 @@ Namespace "/admin": "whoami" acknowledges with {"namespace": "/admin", "sid": si
 
 import argparse
 import asyncio
-import os
 import signal
-import socket
 
 import socketio
 from aiohttp import web
 
 import peer_lifeline  # Tests/Peers/peer_lifeline.py, beside this script
+import aiohttp_serve  # Tests/Peers/aiohttp_serve.py, beside this script
 
 
 class Manager(socketio.AsyncManager):
@@ -113,24 +112,7 @@ def main():
     async def whoami(sid):
         return {"namespace": "/admin", "sid": sid}
 
-    async def run():
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", args.port))
-        site = web.SockSite(runner, listener)
-        await site.start()
-        print(f"READY {listener.getsockname()[1]}", flush=True)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
-        loop.add_signal_handler(signal.SIGINT, stop.set)
-        await stop.wait()
-        # Exit at once instead of aiohttp's graceful shutdown, which waits for open WebSockets.
-        os._exit(0)
-
-    asyncio.run(run())
+    aiohttp_serve.serve(app, args.port)
 
 
 if __name__ == "__main__":

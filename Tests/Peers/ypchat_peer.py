@@ -45,11 +45,9 @@ Socket.IO namespace "/":
 """
 
 import argparse
-import asyncio
 import json
 import os
 import signal
-import socket
 import uuid
 from urllib.parse import unquote
 
@@ -57,6 +55,7 @@ import socketio
 from aiohttp import web
 
 import peer_lifeline  # Tests/Peers/peer_lifeline.py, beside this script
+import aiohttp_serve  # Tests/Peers/aiohttp_serve.py, beside this script
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "ypchat")
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
@@ -485,23 +484,7 @@ def main():
     async def unblock_user(sid, data):
         await block_change(sid, data, False)
 
-    async def run():
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", args.port))
-        site = web.SockSite(runner, listener)
-        await site.start()
-        print(f"READY {listener.getsockname()[1]}", flush=True)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
-        loop.add_signal_handler(signal.SIGINT, stop.set)
-        await stop.wait()
-        os._exit(0)
-
-    asyncio.run(run())
+    aiohttp_serve.serve(app, args.port)
 
 
 if __name__ == "__main__":

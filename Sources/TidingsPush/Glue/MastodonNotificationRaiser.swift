@@ -1,0 +1,232 @@
+import Foundation
+import TidingsCore
+import TidingsMastodon
+
+/// `MastodonNotificationRaiser` is the one place that raises notifications for one Mastodon account: the
+/// engine's notifications poll (v1 pages and v2 groups, read back from the engine's store), the user stream's
+/// `notification` events, incoming pushes and the background jobs at quiet hours' end and digest times all go
+/// through `NotificationPolicyStore.decideAndRecord`, so a notification is raised at most once per server ID
+/// whatever the path, a v2 group updates its notification in place, the notifications marker suppresses, and
+/// quiet hours and the digest hold.
+///
+/// Guarantees:
+/// - Every decision reaches the app through ``events()`` (a fresh bounded stream per subscriber); the library
+///   never displays. A raise or update carries the request to show.
+/// - After every run the account's widget line (unread count, recent mentions) goes to the
+///   ``NotificationWidgetBoard``, which writes the snapshot and emits the badge/widget redraw signal.
+/// - "Now" is the injected ``NotificationPolicyClock`` (a `TestClock` in tests); the time zone is the
+///   configuration's at each decision.
+/// - It runs on the engine's store queue, so the widget file is never written from the cooperative pool.
+public actor MastodonNotificationRaiser {
+    /// The account's key (the raised set's and the engine's).
+    public nonisolated let account: String
+    /// The account's engine, whose stored notifications the polls feed in.
+    public nonisolated let engine: MastodonAccountEngine
+    /// The raised set and the rest of the policy's durable state.
+    public nonisolated let policy: NotificationPolicyStore
+    let clock: NotificationPolicyClock
+    let board: NotificationWidgetBoard?
+    let registrations: [any PushRegistrationWithdrawing]
+    let keys: (@Sendable () async throws -> WebPushSubscriptionKeys)?
+    let wake: (@Sendable () async -> Void)?
+    let broadcaster = ChangeBroadcaster<AccountNotificationEvent> { .missed($0) }
+    var configuration: NotificationRaiserConfiguration
+    var following: Task<Void, Never>?
+
+    /// Runs on the engine's store queue.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        engine.store.database.executor.asUnownedSerialExecutor()
+    }
+
+    /// A raiser for `engine`'s account.
+    ///
+    /// - Parameters:
+    ///   - engine: The account's engine.
+    ///   - policy: The policy's store (may share the engine's file, or be a store of its own).
+    ///   - clock: "Now" for every decision.
+    ///   - configuration: Settings, push mode, content context, time zone.
+    ///   - board: Where the account's widget line goes; nil for no widget snapshot or signal.
+    ///   - pushKeys: The account's Web Push keys (content mode decrypts with them), e.g. the registrar's `keys`.
+    ///   - registrations: Withdrawn at ``signOut()``: the Mastodon subscription, a proxy's or distributor's.
+    ///   - wake: What a push in wake mode does; nil polls the engine's notifications now and raises from them.
+    ///     An app with a `MastodonPollScheduler` passes `{ await scheduler.pushArrived(account:) }` and
+    ///     ``startFollowingPolls()`` so the scheduler's tick (one request, rate budget) does the poll.
+    public init(
+        engine: MastodonAccountEngine, policy: NotificationPolicyStore, clock: NotificationPolicyClock,
+        configuration: NotificationRaiserConfiguration = NotificationRaiserConfiguration(),
+        board: NotificationWidgetBoard? = nil, pushKeys: (@Sendable () async throws -> WebPushSubscriptionKeys)? = nil,
+        registrations: [any PushRegistrationWithdrawing] = [], wake: (@Sendable () async -> Void)? = nil
+    ) {
+        self.account = engine.account
+        self.engine = engine
+        self.policy = policy
+        self.clock = clock
+        self.configuration = configuration
+        self.board = board
+        self.keys = pushKeys
+        self.registrations = registrations
+        self.wake = wake
+    }
+
+    /// A fresh stream of this account's notification events for one subscriber.
+    public nonisolated func events() -> AsyncStreamOfEvents { broadcaster.subscribe(bufferingLimit: 256) }
+
+    /// The type of ``events()``.
+    public typealias AsyncStreamOfEvents = ChangeSubscription<AccountNotificationEvent>
+
+    /// Changes the settings, push mode, content context or time zone from the next decision on.
+    public func configure(_ configuration: NotificationRaiserConfiguration) { self.configuration = configuration }
+
+    /// The current configuration.
+    public var currentConfiguration: NotificationRaiserConfiguration { configuration }
+
+    /// The one-shot jobs the app schedules after now: each coming digest time and the next end of quiet hours;
+    /// at each it calls ``releaseHeld()`` (a job that runs late still delivers).
+    public func nextJobTimes() -> [Date] {
+        NotificationCalendar(timeZone: configuration.timeZone).jobTimes(
+            after: clock.now, settings: configuration.settings)
+    }
+
+    // MARK: Polls
+
+    /// Polls the account's notifications now (one request) and raises from what the engine stored.
+    ///
+    /// - Returns: The decisions, oldest candidate first.
+    /// - Throws: `MastodonError` from the poll, or a store error.
+    @discardableResult
+    public func pollAndRaise() async throws -> [AccountNotificationDecision] {
+        try await engine.pollNotifications()
+        return try await raiseFromStore()
+    }
+
+    /// Decides about every stored notification past the notifications marker (v2 groups and v1 notifications),
+    /// oldest first, with origin `poll`: what was raised is dropped, a grown group updates, the rest is raised
+    /// or held. Then updates the widget line.
+    ///
+    /// - Returns: The decisions, oldest candidate first.
+    /// - Throws: A store error; what was decided before it stays recorded.
+    @discardableResult
+    public func raiseFromStore() async throws -> [AccountNotificationDecision] {
+        let candidates = try await storedCandidates(origin: .poll)
+        var decisions: [AccountNotificationDecision] = []
+        for candidate in candidates { decisions.append(try await decide(candidate)) }
+        await updateWidget()
+        return decisions
+    }
+
+    /// Decides about one notification the user stream's `notification` event carried (origin `stream`); the
+    /// stream's coalesced poll then stores it, and ``raiseFromStore()`` finds it raised.
+    ///
+    /// - Returns: The decision, or nil for a kind the policy never raises.
+    /// - Throws: A store error.
+    @discardableResult
+    public func streamed(_ notification: MastodonNotification) async throws -> AccountNotificationDecision? {
+        guard
+            let candidate = NotificationCandidate(
+                notification, account: account, origin: .stream, readerID: configuration.readerID)
+        else { return nil }
+        let decision = try await decide(candidate)
+        await updateWidget()
+        return decision
+    }
+
+    /// The background job at a digest time or the end of quiet hours: delivers the digest when one is due
+    /// (over what the engine lists as unread past the marker and not yet raised), then decides again about
+    /// every stored notification past the marker, so what quiet hours held is raised unless the marker
+    /// covered it meanwhile.
+    ///
+    /// - Returns: The decisions of the second step.
+    /// - Throws: A store error.
+    @discardableResult
+    public func releaseHeld() async throws -> [AccountNotificationDecision] {
+        if configuration.settings.isDigest {
+            board?.signals.digestTimeArrived(digestOn: true)
+            let unread = try await storedCandidates(origin: .poll)
+            let outcome = try await policy.deliverDigestIfDue(
+                account: account, unread: unread, settings: configuration.settings, context: try await context())
+            if case .raise(let summary) = outcome { broadcaster.publish(.digest(summary)) }
+        }
+        return try await raiseFromStore()
+    }
+
+    /// Follows the engine's changes: after each poll that stored notifications (whoever started it: the
+    /// scheduler, the user stream, a push wake) the stored notifications are raised from. Idempotent.
+    public func startFollowingPolls() {
+        guard following == nil else { return }
+        let changes = engine.changes()
+        following = Task { [weak self] in
+            for await change in changes {
+                guard let self else { return }
+                switch change {
+                case .notifications, .missed: _ = try? await self.raiseFromStore()
+                default: break
+                }
+            }
+        }
+    }
+
+    /// Stops following the engine's changes.
+    public func stopFollowingPolls() {
+        following?.cancel()
+        following = nil
+    }
+
+    // MARK: Shared steps
+
+    func decide(_ candidate: NotificationCandidate) async throws -> AccountNotificationDecision {
+        let decision = try await policy.decideAndRecord(
+            candidate, settings: configuration.settings, context: try await context())
+        let record = AccountNotificationDecision(
+            account: account, serverID: candidate.serverID, origin: candidate.origin, decision: decision)
+        broadcaster.publish(.decided(record))
+        return record
+    }
+
+    func context() async throws -> NotificationPolicyContext {
+        NotificationPolicyContext(
+            now: clock.now, timeZone: configuration.timeZone, marker: try await engine.localMarker(.notifications),
+            content: configuration.content)
+    }
+
+    /// The stored notifications past the marker as candidates, oldest first: v2 groups, then v1 notifications
+    /// (an engine that fell back to v1 keeps both).
+    func storedCandidates(origin: NotificationOrigin) async throws -> [NotificationCandidate] {
+        let marker = try await engine.localMarker(.notifications)
+        let readerID = configuration.readerID
+        var candidates: [NotificationCandidate] = []
+        for group in try await engine.notificationGroups() {
+            if let candidate = NotificationCandidate(group, account: account, origin: origin, readerID: readerID) {
+                candidates.append(candidate)
+            }
+        }
+        for notification in try await engine.notifications() {
+            if let candidate = NotificationCandidate(
+                notification, account: account, origin: origin, readerID: readerID)
+            {
+                candidates.append(candidate)
+            }
+        }
+        return candidates.filter { candidate in marker.map { candidate.serverID > $0 } ?? true }
+            .sorted { $0.serverID < $1.serverID }
+    }
+
+    /// The account's widget line: the unread count (the stored notifications and groups past the marker, or
+    /// the server's last unread count when it knows of more not fetched yet) and up to five recent mentions
+    /// past the marker.
+    func updateWidget() async {
+        guard let board else { return }
+        guard let candidates = try? await storedCandidates(origin: .poll) else { return }
+        let mentions = candidates.reversed().filter { $0.category.isMention }.prefix(WidgetSnapshot.maximumMentions)
+            .map { candidate in
+                let request = NotificationContentBuilder.request(for: candidate, context: configuration.content)
+                return WidgetSnapshot.Mention(
+                    id: candidate.serverID, author: candidate.author?.shownName ?? "", text: request.body.text,
+                    date: nil)
+            }
+        let unread = max(await engine.unreadNotificationCount ?? 0, candidates.count)
+        let line = WidgetSnapshot.Account(
+            account: account, handle: configuration.content.accountHandle, unreadCount: unread,
+            recentMentions: Array(mentions))
+        _ = try? board.update(line, at: clock.now)
+    }
+}

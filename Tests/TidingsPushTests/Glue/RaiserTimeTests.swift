@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import TidingsCore
+import TidingsMastodon
+import TidingsPush
+
+/// Quiet hours and the digest over the engine's real notifications, on the virtual clock.
+@Suite(.timeLimit(.minutes(1))) struct RaiserTimeTests {
+    /// 22:00–07:00 in UTC; the fixture starts at 23:00 UTC.
+    static let night = QuietHours(start: (22, 0), end: (7, 0))
+
+    @Test func quietHoursHoldAndTheJobAtTheirEndRaises() async throws {
+        let fixture = try await GlueFixture(
+            configuration: NotificationRaiserConfiguration(settings: NotificationSettings(quietHours: Self.night)))
+        await fixture.server.post(as: fixture.bob, "late @alice", mentioning: [fixture.alice])
+        let held = try await fixture.raiser.pollAndRaise()
+        #expect(held.map(\.label) == ["hold:quietHours"])
+        let jobs = await fixture.raiser.nextJobTimes()
+        let end = GlueFixture.epoch.addingTimeInterval(8 * 3600)  // 07:00 the next morning
+        #expect(jobs == [end])
+        // The badge still updated while quiet.
+        #expect(fixture.board.badge == 1)
+        await fixture.clock.advance(by: .seconds(8 * 3600))
+        let released = try await fixture.raiser.releaseHeld()
+        #expect(released.map(\.label) == ["raise"])
+        #expect(released.first?.decision.request?.body.text == "late @alice")
+    }
+
+    @Test func whatTheMarkerCoveredDuringQuietHoursIsNotRaisedAtTheirEnd() async throws {
+        let fixture = try await GlueFixture(
+            configuration: NotificationRaiserConfiguration(settings: NotificationSettings(quietHours: Self.night)))
+        await fixture.server.post(as: fixture.bob, "late @alice", mentioning: [fixture.alice])
+        #expect(try await fixture.raiser.pollAndRaise().map(\.label) == ["hold:quietHours"])
+        let id = try #require(try await fixture.engine.notificationGroups().first?.group.mostRecentNotificationID)
+        #expect(try await fixture.engine.markRead(.notifications, upTo: id))
+        await fixture.clock.advance(by: .seconds(8 * 3600))
+        #expect(try await fixture.raiser.releaseHeld().isEmpty)
+    }
+
+    @Test func theDigestHoldsAndRaisesOneSummaryAtItsHour() async throws {
+        let settings = NotificationSettings(delivery: .digest(hours: [8], urgentMentionsAtOnce: false))
+        let fixture = try await GlueFixture(configuration: NotificationRaiserConfiguration(settings: settings))
+        // The first run starts the digest's count.
+        #expect(try await fixture.raiser.releaseHeld().isEmpty)
+        let events = fixture.raiser.events()
+        let status = await fixture.server.post(as: fixture.alice, "my post")
+        try await fixture.favourite(status, by: "bob-token")
+        await fixture.server.post(as: fixture.bob, "hi @alice", mentioning: [fixture.alice])
+        #expect(try await fixture.raiser.pollAndRaise().map(\.label) == ["hold:digest", "hold:digest"])
+        await fixture.clock.advance(by: .seconds(9 * 3600))  // 08:00 the next morning
+        let after = try await fixture.raiser.releaseHeld()
+        #expect(after.map(\.label) == ["drop:alreadyRaised", "drop:alreadyRaised"])
+        var digest: NotificationRequest?
+        for await event in events {
+            if case .digest(let summary) = event {
+                digest = summary
+                break
+            }
+        }
+        #expect(digest?.identifier == "\(GlueFixture.account)#digest")
+        #expect(digest?.title.text == "2 new notifications")
+    }
+}

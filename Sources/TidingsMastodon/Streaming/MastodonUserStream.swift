@@ -34,6 +34,7 @@ public actor MastodonUserStream {
     private let clock: any Clock<Duration>
     private let timeline: Timeline
     private let onFiltersChanged: @Sendable () async -> Void
+    private let onNotification: @Sendable (MastodonNotification) async -> Void
     private var backoff: Backoff
     private let broadcaster = ChangeBroadcaster<MastodonStreamState> { _ in .stopped }
     private var runTask: Task<Void, Never>?
@@ -60,11 +61,14 @@ public actor MastodonUserStream {
     ///   - clock: Backoff, coalescing and the 30-second rule run on it.
     ///   - backoff: The retry delays (full jitter); 1 s doubling to 60 s by default.
     ///   - onFiltersChanged: Called on `filters_changed` (the app refetches its filters).
+    ///   - onNotification: Called with each `notification` event's notification, at once (before the coalesced
+    ///     poll stores it): the notification policy's stream path (TidingsPush's `MastodonNotificationRaiser`).
     public init(
         engine: MastodonAccountEngine, connector: MastodonStreamConnector? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
         backoff: Backoff = Backoff(base: .seconds(1), cap: .seconds(60)),
-        onFiltersChanged: @escaping @Sendable () async -> Void = {}
+        onFiltersChanged: @escaping @Sendable () async -> Void = {},
+        onNotification: @escaping @Sendable (MastodonNotification) async -> Void = { _ in }
     ) {
         self.engine = engine
         self.clock = clock
@@ -72,6 +76,7 @@ public actor MastodonUserStream {
         self.connector = connector ?? Self.webSocketConnector(clock: clock)
         self.backoff = backoff
         self.onFiltersChanged = onFiltersChanged
+        self.onNotification = onNotification
     }
 
     /// A fresh stream of state changes for one subscriber.
@@ -225,6 +230,11 @@ public actor MastodonUserStream {
             }
         case "notification":
             markNotificationsDue()
+            if let payload = envelope.payload,
+                let notification = try? MastodonWire.decode(MastodonNotification.self, from: Data(payload.utf8))
+            {
+                await onNotification(notification)
+            }
         case "filters_changed":
             await onFiltersChanged()
         default:

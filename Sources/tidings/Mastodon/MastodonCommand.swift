@@ -34,24 +34,42 @@ let mastodonSyncCommand = Command(
     run: { options in try await runMastodonSync(options) }
 )
 
+private let watchPushOption = OptionSpec.value(
+    "--push", "mode", default: "content",
+    help: "content, wake or off: subscribe a loopback Web Push endpoint and use pushes so.")
+
 let mastodonWatchCommand = Command(
     name: "watch",
     abstract: "Keep the account synced (user stream where offered, polling otherwise), printing each change.",
-    options: MastodonOptions.connection + MastodonOptions.storage + [jsonOption],
+    options: MastodonOptions.connection + MastodonOptions.storage + [watchPushOption, jsonOption],
     discussion: [
         "Runs as the active account of an app in the foreground until SIGINT or SIGTERM, then stops cleanly.",
         "Without --server it watches the in-process sandbox, where nothing changes on its own.",
+        "Every poll goes through the notification policy: each notification it raises (or updates, holds,",
+        "  drops) is printed as 'notification (raise, poll <id>): <title> — <body>'; the raised set is kept in",
+        "  <store>.notifications, so nothing is raised twice across runs. With --push content|wake (default",
+        "  content) a loopback Web Push endpoint (as `tidings push listen`) is subscribed with the server, and",
+        "  each push is routed to the account: content mode decides from the decrypted payload (origin push),",
+        "  wake mode polls. Against `tidings sandbox mastodon` the sandbox's real Web Push arrives there.",
         "EXIT STATUS: 0 after a clean stop on a signal; 64 usage; 69 server unreachable at start; 74 store;",
         "  76 the server answered with an error; 77 token refused (at start or later).",
         "",
-        "JSON (--json): one object per line: ready {target, account, inserted, stream}; change {kind, detail};",
-        "  stopped {signal}. The token is never printed.",
+        "JSON (--json): one object per line: ready {target, account, inserted, stream, push}; change {kind,",
+        "  detail}; notification {decision, origin, id, identifier, title, body | reason, until}; stopped",
+        "  {signal}. The token is never printed.",
     ],
     validate: { parsed in
-        try MastodonSyncOptions(
+        var options = try MastodonSyncOptions(
             server: parsed.string(MastodonOptions.server), token: parsed.string(MastodonOptions.token),
             store: parsed.string(MastodonOptions.store) ?? "mastodon-store.sqlite",
             account: parsed.string(MastodonOptions.account) ?? "default", json: parsed.flag(jsonOption))
+        switch parsed.string(watchPushOption) ?? "content" {
+        case "off": options.push = nil
+        case "wake": options.push = .wake
+        case "content": options.push = .content
+        default: throw ValidationError("--push must be content, wake or off.")
+        }
+        return options
     },
     run: { options in try await runMastodonWatch(options) }
 )

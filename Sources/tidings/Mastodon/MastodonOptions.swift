@@ -1,4 +1,5 @@
 import Foundation
+import TidingsPush
 
 /// The options every `tidings mastodon` command shares, declared once.
 enum MastodonOptions {
@@ -33,6 +34,8 @@ struct MastodonSyncOptions: Sendable {
     var store: String
     var account: String
     var json = false
+    /// `watch` only: how pushes are used (nil: no push endpoint).
+    var push: PushDeliveryMode?
 
     /// Checks what the command line alone can get wrong, before any file is opened.
     ///

@@ -1,6 +1,7 @@
 import Foundation
 import TidingsCore
 import TidingsMastodon
+import TidingsPush
 
 #if canImport(Glibc)
     import Glibc
@@ -29,9 +30,14 @@ func runMastodonWatch(_ options: MastodonSyncOptions) async throws {
     await sync.appStateChanged(.activeAccount(key))
     let engine = await sync.addAccount(client: connection.client, store: store)
     let changes: ChangeSubscription<MastodonSyncChange>
+    let notifications: MastodonWatchNotifications
+    let events: ChangeSubscription<AccountNotificationEvent>
     do {
         let home = try await engine.refresh()
         try await engine.pollNotifications()
+        notifications = try await MastodonWatchNotifications.start(
+            engine: engine, client: connection.client, store: options.store, mode: options.push)
+        events = notifications.raiser.events()
         // Subscribed after the first sync, so its changes are summed up in the ready line, not replayed; and
         // before the stream's state is read, so a stream opening meanwhile is printed rather than lost.
         changes = sync.changes()
@@ -40,11 +46,14 @@ func runMastodonWatch(_ options: MastodonSyncOptions) async throws {
             options.json,
             [
                 "type": "ready", "target": connection.target, "account": key, "inserted": home.inserted,
-                "stream": "\(stream)",
+                "stream": "\(stream)", "push": notifications.pushSummary,
             ]
         ) {
-            "Watching \(key) on \(connection.target) (\(home.inserted) new on home, stream \(stream)); stop with Ctrl-C."
+            "Watching \(key) on \(connection.target) (\(home.inserted) new on home, stream \(stream), push "
+                + "\(notifications.pushSummary)); stop with Ctrl-C."
         }
+        // What the first poll stored goes through the policy too; later polls are followed.
+        await notifications.raiser.startFollowingPolls()
     } catch {
         await sync.shutdown()
         throw mastodonFailure(error, target: connection.target)
@@ -60,6 +69,10 @@ func runMastodonWatch(_ options: MastodonSyncOptions) async throws {
             printChange(change, json: options.json)
         }
     }
+    let notifier = Task {
+        for await event in events { printNotificationEvent(event, json: options.json) }
+    }
+    _ = try? await notifications.raiser.raiseFromStore()
     let waiter = Task {
         endsContinuation.yield(.signal(await termination.wait()))
     }
@@ -70,6 +83,8 @@ func runMastodonWatch(_ options: MastodonSyncOptions) async throws {
     }
     printer.cancel()
     waiter.cancel()
+    notifier.cancel()
+    await notifications.stop()
     await sync.shutdown()
     switch end {
     case .refused:

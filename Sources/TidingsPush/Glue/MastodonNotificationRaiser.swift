@@ -135,18 +135,23 @@ public actor MastodonNotificationRaiser {
     /// every stored notification past the marker, so what quiet hours held is raised unless the marker
     /// covered it meanwhile.
     ///
-    /// - Returns: The decisions of the second step.
+    /// - Returns: The digest summary raised (also sent as ``AccountNotificationEvent/digest(_:)``), and the
+    ///   decisions of the second step.
     /// - Throws: A store error.
     @discardableResult
-    public func releaseHeld() async throws -> [AccountNotificationDecision] {
+    public func releaseHeld() async throws -> (digest: NotificationRequest?, decisions: [AccountNotificationDecision]) {
+        var digest: NotificationRequest?
         if configuration.settings.isDigest {
             board?.signals.digestTimeArrived(digestOn: true)
             let unread = try await storedCandidates(origin: .poll)
             let outcome = try await policy.deliverDigestIfDue(
                 account: account, unread: unread, settings: configuration.settings, context: try await context())
-            if case .raise(let summary) = outcome { broadcaster.publish(.digest(summary)) }
+            if case .raise(let summary) = outcome {
+                digest = summary
+                broadcaster.publish(.digest(summary))
+            }
         }
-        return try await raiseFromStore()
+        return (digest, try await raiseFromStore())
     }
 
     /// Follows the engine's changes: after each poll that stored notifications (whoever started it: the

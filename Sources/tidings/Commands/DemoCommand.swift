@@ -37,5 +37,6 @@ let demoParts: [DemoPart] = [
     coreDemoPart,
     kecalekDemoPart,
     mastodonDemoPart,
+    pushDemoPart,
     ypchatDemoPart,
 ]

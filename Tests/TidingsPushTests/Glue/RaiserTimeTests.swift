@@ -21,7 +21,7 @@ import TidingsPush
         // The badge still updated while quiet.
         #expect(fixture.board.badge == 1)
         await fixture.clock.advance(by: .seconds(8 * 3600))
-        let released = try await fixture.raiser.releaseHeld()
+        let released = try await fixture.raiser.releaseHeld().decisions
         #expect(released.map(\.label) == ["raise"])
         #expect(released.first?.decision.request?.body.text == "late @alice")
     }
@@ -34,21 +34,21 @@ import TidingsPush
         let id = try #require(try await fixture.engine.notificationGroups().first?.group.mostRecentNotificationID)
         #expect(try await fixture.engine.markRead(.notifications, upTo: id))
         await fixture.clock.advance(by: .seconds(8 * 3600))
-        #expect(try await fixture.raiser.releaseHeld().isEmpty)
+        #expect(try await fixture.raiser.releaseHeld().decisions.isEmpty)
     }
 
     @Test func theDigestHoldsAndRaisesOneSummaryAtItsHour() async throws {
         let settings = NotificationSettings(delivery: .digest(hours: [8], urgentMentionsAtOnce: false))
         let fixture = try await GlueFixture(configuration: NotificationRaiserConfiguration(settings: settings))
         // The first run starts the digest's count.
-        #expect(try await fixture.raiser.releaseHeld().isEmpty)
+        #expect(try await fixture.raiser.releaseHeld().decisions.isEmpty)
         let events = fixture.raiser.events()
         let status = await fixture.server.post(as: fixture.alice, "my post")
         try await fixture.favourite(status, by: "bob-token")
         await fixture.server.post(as: fixture.bob, "hi @alice", mentioning: [fixture.alice])
         #expect(try await fixture.raiser.pollAndRaise().map(\.label) == ["hold:digest", "hold:digest"])
         await fixture.clock.advance(by: .seconds(9 * 3600))  // 08:00 the next morning
-        let after = try await fixture.raiser.releaseHeld()
+        let (returned, after) = try await fixture.raiser.releaseHeld()
         #expect(after.map(\.label) == ["drop:alreadyRaised", "drop:alreadyRaised"])
         var digest: NotificationRequest?
         for await event in events {
@@ -57,6 +57,7 @@ import TidingsPush
                 break
             }
         }
+        #expect(returned == digest)
         #expect(digest?.identifier == "\(GlueFixture.account)#digest")
         #expect(digest?.title.text == "2 new notifications")
     }

@@ -103,6 +103,10 @@ extension MastodonAPIClient {
         case bookmark
         /// Remove the bookmark.
         case unbookmark
+        /// Mute the status's conversation.
+        case mute
+        /// Unmute the status's conversation.
+        case unmute
     }
 
     /// `POST /api/v1/statuses/:id/<action>`: the status as the server now sees it (for `reblog`, the boost

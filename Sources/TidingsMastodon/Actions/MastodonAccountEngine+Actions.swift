@@ -236,6 +236,7 @@ extension MastodonAccountEngine {
         case .favourite, .unfavourite: answer.favourited = answer.favourited ?? (action == .favourite)
         case .reblog, .unreblog: answer.reblogged = answer.reblogged ?? (action == .reblog)
         case .bookmark, .unbookmark: answer.bookmarked = answer.bookmarked ?? (action == .bookmark)
+        case .mute, .unmute: answer.muted = answer.muted ?? (action == .mute)
         default: break
         }
         return answer
@@ -265,6 +266,8 @@ extension MastodonAccountEngine {
             status.reblogsCount = max(0, status.reblogsCount - 1)
         case .bookmark: status.bookmarked = true
         case .unbookmark: status.bookmarked = false
+        case .mute: status.muted = true
+        case .unmute: status.muted = false
         default: break
         }
         return status

@@ -18,6 +18,10 @@ public enum MastodonAction: String, Sendable, Hashable, CaseIterable {
     case follow
     /// Stop following an account.
     case unfollow
+    /// Mute a status's conversation (no more notifications from it; acting from a notification).
+    case mute
+    /// Unmute a status's conversation.
+    case unmute
 
     /// Whether the target is an account (follow, unfollow) rather than a status.
     public var targetsAccount: Bool { self == .follow || self == .unfollow }
@@ -33,6 +37,8 @@ public enum MastodonAction: String, Sendable, Hashable, CaseIterable {
         case .unbookmark: .bookmark
         case .follow: .unfollow
         case .unfollow: .follow
+        case .mute: .unmute
+        case .unmute: .mute
         }
     }
 

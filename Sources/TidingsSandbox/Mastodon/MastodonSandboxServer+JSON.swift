@@ -48,7 +48,7 @@ extension MastodonSandboxServer {
         object["favourited"] = .bool(status.favouritedBy.contains(viewer))
         object["reblogged"] = .bool(boosts.contains { $0.accountID == viewer })
         object["bookmarked"] = .bool(status.bookmarkedBy.contains(viewer))
-        object["muted"] = .bool(false)
+        object["muted"] = .bool(status.mutedBy.contains(viewer))
         object["pinned"] = .bool(false)
         object["sensitive"] = .bool(false)
         object["spoiler_text"] = .string("")

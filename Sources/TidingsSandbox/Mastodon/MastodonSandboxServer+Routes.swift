@@ -282,6 +282,8 @@ extension MastodonSandboxServer {
         case "unfavourite": statuses[index].favouritedBy.remove(viewer)
         case "bookmark": statuses[index].bookmarkedBy.insert(viewer)
         case "unbookmark": statuses[index].bookmarkedBy.remove(viewer)
+        case "mute": statuses[index].mutedBy.insert(viewer)
+        case "unmute": statuses[index].mutedBy.remove(viewer)
         case "reblog":
             if !statuses.contains(where: { !$0.deleted && $0.reblogOf == id && $0.accountID == viewer }) {
                 let boost = nextID()

@@ -36,6 +36,8 @@ public actor MastodonSandboxServer {
         var inReplyTo: String?
         var favouritedBy: Set<String> = []
         var bookmarkedBy: Set<String> = []
+        /// Who muted the conversation (kept on the status; replies are not followed to it).
+        var mutedBy: Set<String> = []
         var deleted = false
     }
 

@@ -49,11 +49,13 @@ public struct MastodonAPIClient: Sendable {
     // MARK: - Requests
 
     /// Sends one request and returns its 2xx response. Package-visible so that the push subscription client
-    /// (TidingsPush) sends through the same token, budget and error handling.
+    /// (TidingsPush) sends through the same token, budget and error handling. `headers` are added as given
+    /// (e.g. `Idempotency-Key`).
     ///
     /// - Throws: ``MastodonError`` for every failure, or `CancellationError`.
     package func send(
-        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], form: [(String, String)]? = nil
+        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], form: [(String, String)]? = nil,
+        headers: [(String, String)] = []
     ) async throws -> HTTPResponse {
         guard let token = authorization.currentToken else {
             throw MastodonError(.needsReauthentication, endpoint: path)
@@ -75,6 +77,7 @@ public struct MastodonAPIClient: Sendable {
         request.rateLimitAccount = accountKey
         request.rateLimitFamily = .mastodon(method: method.rawValue, path: path)
         request.headers.add(name: "Accept", value: "application/json")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let budget {
             try await budget.acquire(host: host, account: accountKey, family: request.rateLimitFamily)
         }

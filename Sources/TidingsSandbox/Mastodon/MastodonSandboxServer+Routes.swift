@@ -17,7 +17,7 @@ extension MastodonSandboxServer {
             ("GET", "/api/v1/timelines/public"), ("GET", "/api/v1/notifications"), ("GET", "/api/v2/notifications"),
             ("GET", "/api/v1/notifications/unread_count"), ("GET", "/api/v2/notifications/unread_count"),
             ("GET", "/api/v1/markers"), ("POST", "/api/v1/markers"), ("GET", "/api/v1/statuses"),
-            ("GET", "/api/v1/statuses/:id"), ("POST", "/api/v1/statuses/:id/:action"),
+            ("GET", "/api/v1/statuses/:id"), ("POST", "/api/v1/statuses/:id/:action"), ("POST", "/api/v1/statuses"),
             ("POST", "/api/v1/accounts/:id/:action"), ("GET", "/api/v2/filters"), ("GET", "/api/v1/filters"),
             // Web Push subscriptions: MastodonSandboxServer+Push.swift.
             ("POST", "/api/v1/push/subscription"), ("GET", "/api/v1/push/subscription"),
@@ -92,6 +92,8 @@ extension MastodonSandboxServer {
         case ("GET", "/api/v1/statuses/:id"):
             guard let index = liveIndex(id) else { return error(404, "Record not found") }
             return .json(statusJSON(statuses[index], viewer: viewer))
+        case ("POST", "/api/v1/statuses"):
+            return compose(request, viewer: viewer)
         case ("POST", "/api/v1/statuses/:id/:action"):
             return statusAction(request.pathParameters["action"] ?? "", id: id, viewer: viewer)
         case ("POST", "/api/v1/accounts/:id/:action"):

@@ -75,6 +75,9 @@ public actor MastodonSandboxServer {
     /// Switches the variant; existing data stays (IDs already given keep their spelling).
     public func setVariant(_ variant: MastodonSandboxVariant) { self.variant = variant }
 
+    /// The status each `Idempotency-Key` created, per account (`account key`): a retried post gets the same.
+    var idempotentPosts: [String: String] = [:]
+
     func nextID() -> String {
         nextNumber += 1
         return MastodonSandboxIDs.id(nextNumber, style: variant.idStyle)

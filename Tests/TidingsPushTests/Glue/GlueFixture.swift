@@ -30,12 +30,14 @@ struct GlueFixture {
 
     /// The schema of one store file holding the timeline, the policy's tables and the push keys.
     static let schema = SQLiteSchema(
-        tables: MastodonTimelineSchema.schema.tables + NotificationPolicyStore.tables + PushStoreSchema.schema.tables,
+        tables: MastodonTimelineSchema.schema.tables + NotificationPolicyStore.tables + PushStoreSchema.schema.tables
+            + NotificationReplyOutbox.tables,
         migrations: MastodonTimelineSchema.schema.migrations + [
             .init(
                 version: MastodonTimelineSchema.schema.migrations.count + 1, name: "notification policy and push keys"
             ) { db in
                 try NotificationPolicyStore.createTables(db)
+                try NotificationReplyOutbox.createTables(db)
                 for migration in PushStoreSchema.schema.migrations { try migration.body(db) }
             }
         ])

@@ -89,3 +89,29 @@ import TidingsPush
         await fixture.raiser.stopFollowingPolls()
     }
 }
+
+/// The board writes the snapshot file the widget extension reads.
+@Suite(.timeLimit(.minutes(1))) struct WidgetBoardFileTests {
+    @Test func theSnapshotFileHoldsEveryAccountsLineAndLosesASignedOutOne() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("board-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("widget.json").path
+        let board = NotificationWidgetBoard(path: path)
+        let redraws = board.signals.subscribe()
+        let alice = WidgetSnapshot.Account(account: "alice", handle: "alice@a", unreadCount: 3, recentMentions: [])
+        let bob = WidgetSnapshot.Account(account: "bob", handle: "bob@b", unreadCount: 120, recentMentions: [])
+        #expect(try board.update(alice, at: GlueFixture.epoch) == [.unreadCountChanged])
+        #expect(try board.update(bob, at: GlueFixture.epoch) == [.unreadCountChanged])
+        // The same line again changes nothing a widget shows: no redraw.
+        #expect(try board.update(bob, at: GlueFixture.epoch).isEmpty)
+        #expect(try WidgetSnapshot.read(from: path).accounts.map(\.account) == ["alice", "bob"])
+        #expect(board.badge == 99)
+        try board.remove(account: "bob", at: GlueFixture.epoch)
+        #expect(try WidgetSnapshot.read(from: path).accounts.map(\.account) == ["alice"])
+        var iterator = redraws.makeAsyncIterator()
+        var reasons: [NotificationRedrawReason] = []
+        for _ in 0..<4 { reasons.append(await iterator.next() ?? .digestTime) }
+        #expect(reasons == [.unreadCountChanged, .unreadCountChanged, .signOut, .unreadCountChanged])
+    }
+}

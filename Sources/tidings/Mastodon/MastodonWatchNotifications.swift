@@ -122,7 +122,9 @@ func printNotificationEvent(_ event: AccountNotificationEvent, json: Bool) {
                 [
                     "type": "notification", "decision": verb, "origin": origin, "id": id,
                     "identifier": request.identifier, "title": request.title.text, "body": request.body.text,
-                ], "notification (\(verb), \(origin) \(id)): \(request.title.text) — \(request.body.text)")
+                ],
+                "notification (\(verb), \(origin) \(id)): \(request.title.text)"
+                    + (request.body.text.isEmpty ? "" : " — \(request.body.text)"))
         case .hold(let until, let reason):
             emitLine(
                 [

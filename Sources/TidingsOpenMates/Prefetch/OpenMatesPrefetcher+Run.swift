@@ -7,9 +7,9 @@ extension OpenMatesPrefetcher {
     func run(_ generation: Int) async {
         let outcome = await fetchPages(generation)
         // A stopped run's state was already set by whoever stopped it.
-        guard generation == self.generation, let outcome else { return }
+        guard generation == self.generation else { return }
         runTask = nil
-        setState(outcome)
+        setState(outcome ?? .idle)
     }
 
     func isCurrent(_ generation: Int) -> Bool { generation == self.generation && !Task.isCancelled }

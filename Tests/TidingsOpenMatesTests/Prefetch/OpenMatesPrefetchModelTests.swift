@@ -13,9 +13,9 @@ import TidingsSandbox
 /// quiescence the store equals the server's view and no deleted chat is back: prefetch changed nothing sync
 /// would not have.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct OpenMatesPrefetchModelTests {
-    // 10 batches of 10 (100 seeds): small batches stay far from the per-test minute on a machine shared with
-    // other builds, beside `OpenMatesModelTests`.
-    static let casesPerBatch = 10
+    // 10 batches of 5 (50 seeds): small batches stay far from the per-test minute on a machine shared with
+    // other builds, beside `OpenMatesModelTests`; `OM_PREFETCH_SEED` replays any other seed.
+    static let casesPerBatch = 5
 
     @Test(arguments: 0..<10)
     func seededCasesWithPrefetchConverge(batch: Int) async throws {

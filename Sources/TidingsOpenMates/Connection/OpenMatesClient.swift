@@ -119,6 +119,8 @@ public actor OpenMatesClient {
     /// The queued action sent on the current connection and not answered yet (one at a time, in order).
     var actionInFlight: Int64?
     var actionTimeoutTask: Task<Void, Never>?
+    /// Run first by ``logout()``, before the store is erased (Prefetch/: the prefetcher's cancellation).
+    var logoutObservers: [@Sendable () async -> Void] = []
     /// Frames sent and received, by type, since the client was created.
     public internal(set) var traffic = OpenMatesTraffic()
 
@@ -195,6 +197,7 @@ public actor OpenMatesClient {
     ///
     /// - Throws: ``OpenMatesError/store`` when the store could not be erased.
     public func logout() async throws(OpenMatesError) {
+        for observer in logoutObservers { await observer() }
         await stop()
         do { try store.eraseAll() } catch { throw OpenMatesError(.store, operation: "logout", detail: "\(error)") }
         broadcaster.publish(.storeChanged)

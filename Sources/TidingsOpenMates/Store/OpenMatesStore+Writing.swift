@@ -121,7 +121,7 @@ extension OpenMatesStore {
     }
 
     /// Keeps the last `keep` chats (pinned first, then last edited) and every chat a pending action concerns.
-    private static func evict(_ db: SQLiteConnection, keep: Int) throws {
+    static func evict(_ db: SQLiteConnection, keep: Int) throws {
         let count = try db.fetchOne(Int.self, "SELECT count(*) FROM om_chats") ?? 0
         guard count > keep else { return }
         try db.execute(

@@ -60,6 +60,11 @@ enum OpenMatesStoreSchema {
             "om_daily_inspirations", .disposable,
             "CREATE TABLE IF NOT EXISTS om_daily_inspirations(inspiration_id TEXT PRIMARY KEY NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;"
         ),
+        // Where offline prefetch continues (Prefetch/): disposable, a lost cursor only restarts the pass.
+        (
+            "om_prefetch_state", .disposable,
+            "CREATE TABLE IF NOT EXISTS om_prefetch_state(name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;"
+        ),
         // Chats the server deleted: durable, since losing one would let a stale record resurrect the chat.
         (
             "om_tombstones", .durable,

@@ -1,0 +1,162 @@
+import Foundation
+import PeerSupport
+import Testing
+import TidingsCore
+import TidingsSandbox
+
+@testable import TidingsOpenMates
+
+/// The model-based test's schedules with a prefetcher attached to the client (kept apart from
+/// `OpenMatesModelTests`): seeded random servers (phased-sync and prefetch variants), histories (posts and
+/// deletions from another device), and schedules that interleave prefetch pages with syncs, reconnects,
+/// hide/archive actions, condition changes and relaunches with the same, a cleared or a damaged store. After
+/// quiescence the store equals the server's view and no deleted chat is back: prefetch changed nothing sync
+/// would not have.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct OpenMatesPrefetchModelTests {
+    // 10 batches of 5 (50 seeds): small batches stay far from the per-test minute on a machine shared with
+    // other builds, beside `OpenMatesModelTests`; `OM_PREFETCH_SEED` replays any other seed.
+    static let casesPerBatch = 5
+
+    @Test(arguments: 0..<10)
+    func seededCasesWithPrefetchConverge(batch: Int) async throws {
+        for index in 0..<Self.casesPerBatch {
+            try await Self.runCase(seed: UInt64(batch * Self.casesPerBatch + index))
+            if Task.isCancelled { return }
+        }
+    }
+
+    /// `OM_PREFETCH_SEED=<n> swift test --filter OpenMatesPrefetchModelTests/oneSeed` replays one case.
+    @Test func oneSeed() async throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["OM_PREFETCH_SEED"] ?? "0") ?? 0
+        try await Self.runCase(seed: seed)
+    }
+
+    static func prefetchVariant(_ random: inout SplitMix64) -> OpenMatesSandboxPrefetchVariant {
+        var variant = OpenMatesSandboxPrefetchVariant()
+        variant.shortPages = Bool.random(using: &random)
+        variant.doneOnExtraEmptyPage = Bool.random(using: &random)
+        variant.repeatPhase1bChats = Bool.random(using: &random)
+        return variant
+    }
+
+    /// A client and a prefetcher attached to it, on one store and one clock.
+    static func launch(
+        _ server: OpenMatesSandboxServer, path: String, variant: OpenMatesSandboxPrefetchVariant
+    ) async throws -> (OpenMatesClientHarness, PrefetchHarness) {
+        let client = try OpenMatesClientHarness(server: server, store: OpenMatesStore(path: path))
+        let prefetch = try PrefetchHarness(server: server, store: client.store, clock: client.clock)
+        prefetch.endpoint.variant = variant
+        await prefetch.prefetcher.attach(to: client.client)
+        await client.client.start()
+        return (client, prefetch)
+    }
+
+    static func runCase(seed: UInt64) async throws {
+        var random = SplitMix64(seed: seed &+ 0x5EED_0000)
+        let server = OpenMatesSandboxServer()
+        await server.seed(
+            parents: Int.random(in: 0...40, using: &random), messagesEach: Int.random(in: 0...4, using: &random),
+            subChatsOfNewest: Int.random(in: 0...3, using: &random))
+        await server.setVariant(OpenMatesModelTests.variant(&random))
+        let variant = prefetchVariant(&random)
+        let directory = try OpenMatesTemporaryDirectory()
+        let path = directory.path("om.sqlite")
+        var deleted: Set<String> = []
+
+        var (harness, prefetch) = try await launch(server, path: path, variant: variant)
+        #expect(await OpenMatesModelTests.settle(harness), "seed \(seed): first sync")
+        for _ in 0..<Int.random(in: 1...8, using: &random) {
+            let ids = await server.orderedChats.map(\.chatID)
+            switch Int.random(in: 0..<8, using: &random) {
+            case 0:
+                guard let chat = ids.randomElement(using: &random) else { continue }
+                await server.postMessageFromOtherDevice(chatID: chat, role: "assistant")
+                let version = await server.chats[chat]?.messagesV
+                #expect(
+                    await eventually { (try? harness.store.chat(chat)?.chat.versions.messagesV) == version },
+                    "seed \(seed): post")
+            case 1:
+                guard let chat = ids.randomElement(using: &random) else { continue }
+                await server.deleteChat(chat)
+                deleted.insert(chat)
+                #expect(await eventually { (try? harness.store.chat(chat)) == nil }, "seed \(seed): delete")
+            case 2:
+                #expect(await OpenMatesModelTests.reconnect(harness), "seed \(seed): reconnect")
+            case 3:
+                guard let chat = ids.randomElement(using: &random) else { continue }
+                if Bool.random(using: &random) {
+                    _ = try await harness.client.setHidden(Bool.random(using: &random), chatID: chat)
+                } else {
+                    _ = try await harness.client.setArchived(Bool.random(using: &random), chatID: chat)
+                }
+                #expect(
+                    await eventually(maxYields: 200_000) { (try? harness.store.pendingActions().isEmpty) == true },
+                    "seed \(seed): action replayed")
+            case 4, 5:
+                // Some prefetch pages (or to the end of the pass), with the clock stepping the 2 s spacing.
+                await prefetch.prefetcher.start()
+                let target = prefetch.events.pages.count + Int.random(in: 1...4, using: &random)
+                #expect(
+                    await prefetch.drive {
+                        if prefetch.events.pages.count >= target { return true }
+                        if case .running = await prefetch.state() { return false }
+                        return await prefetch.prefetcher.hasNoRun()
+                    }, "seed \(seed): prefetch pages")
+            case 6:
+                // A condition blocks it mid-pass, then allows it again.
+                await prefetch.prefetcher.update(.init(isOnline: true, isExpensive: true))
+                #expect(await prefetch.state() == .blocked(.expensiveNetwork), "seed \(seed): blocked")
+                await prefetch.prefetcher.update(PrefetchHarness.allowed)
+            default:
+                await harness.client.close()
+                await prefetch.prefetcher.stop()
+                harness.store.database.close()
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: break
+                case 1: try SQLiteDatabase.removeFiles(at: path)
+                default: try Data(repeating: 0xA5, count: 4096).write(to: URL(fileURLWithPath: path))
+                }
+                (harness, prefetch) = try await launch(server, path: path, variant: variant)
+                #expect(await OpenMatesModelTests.settle(harness), "seed \(seed): relaunch")
+            }
+        }
+        // Quiescence: prefetch stopped, a fresh sync, the queue drained, every chat opened.
+        await prefetch.prefetcher.stop()
+        #expect(await OpenMatesModelTests.reconnect(harness), "seed \(seed): final sync")
+        await prefetch.prefetcher.stop()
+        #expect(
+            await eventually(maxYields: 200_000) { (try? harness.store.pendingActions().isEmpty) == true },
+            "seed \(seed): actions replayed")
+        for chat in try harness.store.chatList() { _ = try await harness.client.openChat(chat.chatID) }
+        #expect(
+            await eventually {
+                guard let chats = try? harness.store.chatList() else { return false }
+                return chats.allSatisfy { chat in
+                    guard let info = try? harness.store.chat(chat.chatID)?.content else { return false }
+                    return info.isComplete(currentMessagesV: chat.versions.messagesV)
+                }
+            }, "seed \(seed): hydration")
+
+        let serverChats = await server.orderedChats
+        #expect(try harness.store.chatList().map(\.chatID) == serverChats.map(\.chatID), "seed \(seed): chat list")
+        for chat in serverChats {
+            let stored = try harness.store.chat(chat.chatID)
+            #expect(stored?.chat.versions.messagesV == chat.messagesV, "seed \(seed): \(chat.chatID) version")
+            #expect(stored?.chat.hidden == chat.hidden, "seed \(seed): \(chat.chatID) hidden")
+            #expect(stored?.chat.archived == chat.archived, "seed \(seed): \(chat.chatID) archived")
+            #expect(
+                try harness.store.messages(chatID: chat.chatID).map(\.messageID)
+                    == chat.messages.compactMap { $0["message_id"]?.stringValue },
+                "seed \(seed): \(chat.chatID) messages")
+        }
+        for chat in deleted { #expect(try harness.store.chat(chat) == nil, "seed \(seed): \(chat) resurrected") }
+        await harness.client.close()
+        await prefetch.prefetcher.logout()
+        harness.store.database.close()
+    }
+}
+
+extension OpenMatesPrefetcher {
+    /// Whether no run is under way (test helper: the pass ended, failed or was stopped).
+    func hasNoRun() -> Bool { runTask == nil }
+}

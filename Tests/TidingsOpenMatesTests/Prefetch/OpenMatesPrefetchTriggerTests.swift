@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import TidingsCore
+import TidingsSandbox
+
+@testable import TidingsOpenMates
+
+/// Attached to a client, prefetch starts after a completed phased sync, again after a reconnect (the network
+/// came back) and after the offline-action queue has drained (a replay).
+@Suite(.timeLimit(.minutes(1))) struct OpenMatesPrefetchTriggerTests {
+    @Test func itStartsAfterSyncAgainAfterAReconnectAndAfterAReplay() async throws {
+        let server = await seededServer(parents: 16)
+        let client = try OpenMatesClientHarness(server: server)
+        let harness = try PrefetchHarness(server: server, store: client.store, clock: client.clock)
+        await harness.prefetcher.attach(to: client.client)
+        // Attached but never started, with the conditions allowing it: nothing goes out before a sync…
+        await harness.clock.advance(by: .seconds(10))
+        #expect(harness.endpoint.log.entries.isEmpty)
+        await client.client.start()
+        #expect(await client.untilSynced())
+        // …the completed phased sync does.
+        #expect(await harness.drive { await harness.state() == .finished })
+        #expect(harness.servedCursors() == [10, 13])
+
+        // The network drops and comes back: the reconnect's phased sync completes and a new pass runs.
+        await server.dropAllConnections()
+        #expect(await client.untilStatus { if case .reconnecting = $0.connectionStatus { true } else { false } })
+        #expect(await harness.drive { harness.endpoint.served.count == 4 })
+        #expect(harness.servedCursors() == [10, 13, 10, 13])
+        #expect(await harness.drive { await harness.state() == .finished })
+
+        // An action queued and replayed: once the queue is empty, another pass.
+        try await client.client.setPinned(true, chatID: chatID(0))
+        #expect(await client.until { if case .actionSucceeded = $0 { true } else { false } })
+        #expect(await harness.drive { harness.endpoint.served.count == 6 })
+        #expect(try client.store.count(.pendingActions) == 0)
+        await client.client.close()
+        await harness.prefetcher.stop()
+    }
+}

@@ -69,6 +69,16 @@ let package = Package(
             dependencies: [.product(name: "TidingsMastodon", package: "Tidings")],
             swiftSettings: fuzzerSettings
         ),
+        // OpenMates (issue 14): the wire decoder (envelope, server events) and the content-blob and chat-key
+        // parsers.
+        .executableTarget(
+            name: "FuzzOpenMatesWire",
+            dependencies: [
+                .product(name: "TidingsCore", package: "Tidings"),
+                .product(name: "TidingsOpenMates", package: "Tidings"),
+            ],
+            swiftSettings: fuzzerSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,6 +11,7 @@ let openMatesSuite = BenchSuite(
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     try await OpenMatesBench.coldStart(reporter, directory: directory)
+    try await OpenMatesBench.coldStart(reporter, directory: directory, key: .random())
 }
 
 enum OpenMatesBench {
@@ -20,8 +21,8 @@ enum OpenMatesBench {
 
     /// Fills a store file with 100 chats of 100 messages (~300 bytes of sealed content each), as phase 1b and
     /// hydration would have left it.
-    static func fill(path: String) throws {
-        let store = try OpenMatesStore(path: path)
+    static func fill(path: String, key: TidingsCrypto.SymmetricKey? = nil) throws {
+        let store = try OpenMatesStore(path: path, key: key)
         let content = String(repeating: "x", count: 300)
         for chat in 0..<chats {
             let id = String(format: "chat-%03d", chat)
@@ -46,16 +47,19 @@ enum OpenMatesBench {
     /// O1: open the store (integrity check, heal, migrations) and read the chat list plus the first 5 chats'
     /// messages, embeds and keys — what the app shows before the network. Baseline: the same open followed by
     /// reading every chat's messages (a cold start that loads the whole store).
-    static func coldStart(_ reporter: BenchReporter, directory: URL) async throws {
-        let path = directory.appendingPathComponent("o1.sqlite").path
-        try fill(path: path)
+    /// With `key`, the same on a store encrypted at rest (O1e): every row read is opened with AES-GCM.
+    static func coldStart(_ reporter: BenchReporter, directory: URL, key: TidingsCrypto.SymmetricKey? = nil)
+        async throws
+    {
+        let path = directory.appendingPathComponent(key == nil ? "o1.sqlite" : "o1e.sqlite").path
+        try fill(path: path, key: key)
         var samples: [Double] = []
         var baseline: [Double] = []
         for _ in 0..<runs {
             var shown = 0
             samples.append(
                 try measureSeconds {
-                    let store = try OpenMatesStore(path: path)
+                    let store = try OpenMatesStore(path: path, key: key)
                     let start = try store.coldStart()
                     shown = start.chats.count + start.messagesByChat.values.reduce(0) { $0 + $1.count }
                     store.database.close()
@@ -65,7 +69,7 @@ enum OpenMatesBench {
             }
             baseline.append(
                 try measureSeconds {
-                    let store = try OpenMatesStore(path: path)
+                    let store = try OpenMatesStore(path: path, key: key)
                     for chat in try store.chatList() { _ = try store.messages(chatID: chat.chatID) }
                     store.database.close()
                 })
@@ -74,9 +78,10 @@ enum OpenMatesBench {
         let base = percentile(baseline, 0.5) * 1000
         reporter.report(
             BenchResult(
-                id: "O1",
+                id: key == nil ? "O1" : "O1e",
                 name:
-                    "cold start to a usable chat list: 100 stored chats + first 5 chats' messages (10,000 in the store), p50",
+                    "cold start to a usable chat list: 100 stored chats + first 5 chats' messages (10,000 in the store)"
+                    + (key == nil ? "" : ", store encrypted at rest") + ", p50",
                 value: p50, unit: "ms", baseline: base,
                 note: "target: p50 ≤ 50 ms; baseline: the same open reading every chat's messages"))
     }

@@ -15,7 +15,7 @@ extension OpenMatesStore {
     /// same transaction, so a page and the cursor past it are stored together or not at all; nil resets it.
     func applyPrefetchPage(_ changes: [OpenMatesStoreChange], cursor: Int?) throws {
         try database.write { db in
-            for change in changes { try Self.apply(change, db) }
+            for change in changes { try Self.apply(change, db, sealing) }
             if !changes.isEmpty { try Self.evict(db, keep: maximumChats) }
             if let cursor {
                 try db.execute(

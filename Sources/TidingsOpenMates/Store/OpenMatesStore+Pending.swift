@@ -1,21 +1,24 @@
 import TidingsCore
 
 extension OpenMatesStore {
-    static func pendingActions(_ db: SQLiteConnection) throws -> [OpenMatesPendingAction] {
+    static func pendingActions(_ db: SQLiteConnection, _ sealing: OpenMatesStoreSealing) throws
+        -> [OpenMatesPendingAction]
+    {
         try db.fetchAll(
             "SELECT action_id, kind, chat_id, payload, tries, last_error FROM om_pending_actions ORDER BY action_id"
         ) { row in
-            let payload: String = try row[3]
+            let id: Int64 = try row[0]
+            let payload = try sealing.open(try row[3], "om_pending_actions", "payload", rowID: id)
             return OpenMatesPendingAction(
-                id: try row[0], kind: .init(rawValue: try row[1]), chatID: try row[2],
-                payload: (try? JSONValue(parsing: payload))?.objectValue ?? [:], tries: try row[4],
+                id: id, kind: .init(rawValue: try row[1]), chatID: try row[2],
+                payload: payload.flatMap { try? JSONValue(parsing: $0) }?.objectValue ?? [:], tries: try row[4],
                 lastError: try row[5])
         }
     }
 
     /// The pending actions in the order they were taken.
     public func pendingActions() throws -> [OpenMatesPendingAction] {
-        try database.read { db in try Self.pendingActions(db) }
+        try database.read { db in try Self.pendingActions(db, sealing) }
     }
 
     /// Queues an action durably, together with the local changes it makes (one transaction).
@@ -26,13 +29,18 @@ extension OpenMatesStore {
         -> OpenMatesPendingAction
     {
         try database.write { db in
+            // The payload is sealed for its row, whose ID exists only once the row does.
             try db.execute(
-                "INSERT INTO om_pending_actions(kind, chat_id, payload, tries) VALUES (?, ?, ?, 0)",
-                [action.kind.rawValue, action.chatID, JSONValue.object(action.payload).jsonString(sortedKeys: true)])
+                "INSERT INTO om_pending_actions(kind, chat_id, payload, tries) VALUES (?, ?, '', 0)",
+                [action.kind.rawValue, action.chatID])
             var stored = action
             stored.id = db.lastInsertRowID
+            let payload = try sealing.seal(
+                JSONValue.object(action.payload).jsonString(sortedKeys: true), "om_pending_actions", "payload",
+                rowID: stored.id)
+            try db.execute("UPDATE om_pending_actions SET payload = ? WHERE action_id = ?", [payload, stored.id])
             stored.tries = 0
-            for change in changes { try Self.apply(change, db) }
+            for change in changes { try Self.apply(change, db, sealing) }
             return stored
         }
     }

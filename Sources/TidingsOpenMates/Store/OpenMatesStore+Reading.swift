@@ -18,14 +18,19 @@ extension OpenMatesStore {
         parent_chat_id, is_sub, unread, chat_key, draft, details, content_v, server_message_count, stored_message_count
         """
 
-    static func chat(_ row: SQLiteRow) throws -> (OpenMatesChat, OpenMatesContentInfo) {
-        let detailsText: String = try row[14]
-        let details = (try? JSONValue(parsing: detailsText))?.objectValue ?? [:]
+    static func chat(_ row: SQLiteRow, _ sealing: OpenMatesStoreSealing) throws -> (OpenMatesChat, OpenMatesContentInfo)
+    {
+        let id: String = try row[0]
+        func text(_ index: Int, _ column: String) throws -> String? {
+            try sealing.open(try row[index], "om_chats", column, rowID: id)
+        }
+        let details = (try text(14, "details")).flatMap { try? JSONValue(parsing: $0) }?.objectValue ?? [:]
         let chat = OpenMatesChat(
-            chatID: try row[0], versions: .init(messagesV: try row[1], titleV: try row[2], draftV: try row[3]),
-            encryptedTitle: try row[4], lastEdited: try row[5], pinned: try row[6], hidden: try row[7],
-            archived: try row[8], parentChatID: try row[9], isSubChat: try row[10], unreadCount: try row[11],
-            encryptedChatKey: try row[12], encryptedDraft: try row[13], details: details)
+            chatID: id, versions: .init(messagesV: try row[1], titleV: try row[2], draftV: try row[3]),
+            encryptedTitle: try text(4, "encrypted_title"), lastEdited: try row[5], pinned: try row[6],
+            hidden: try row[7], archived: try row[8], parentChatID: try row[9], isSubChat: try row[10],
+            unreadCount: try row[11], encryptedChatKey: try text(12, "chat_key"), encryptedDraft: try text(13, "draft"),
+            details: details)
         let info = OpenMatesContentInfo(
             messagesV: try row[15], serverMessageCount: try row[16], storedMessageCount: try row[17])
         return (chat, info)
@@ -36,7 +41,7 @@ extension OpenMatesStore {
         try database.read { db in
             try db.fetchAll(
                 "SELECT \(Self.chatColumns) FROM om_chats ORDER BY pinned DESC, last_edited DESC, chat_id"
-            ) { try Self.chat($0).0 }
+            ) { try Self.chat($0, sealing).0 }
         }
     }
 
@@ -44,25 +49,30 @@ extension OpenMatesStore {
     public func chat(_ chatID: String) throws -> (chat: OpenMatesChat, content: OpenMatesContentInfo)? {
         try database.read { db in
             try db.fetchOne("SELECT \(Self.chatColumns) FROM om_chats WHERE chat_id = ?", [chatID]) {
-                try Self.chat($0)
+                try Self.chat($0, sealing)
             }
         }
     }
 
     /// A chat's stored messages, oldest first.
     public func messages(chatID: String) throws -> [OpenMatesMessage] {
-        try database.read { db in try Self.messages(db, chatID: chatID) }
+        try database.read { db in try Self.messages(db, chatID: chatID, sealing) }
     }
 
-    static func messages(_ db: SQLiteConnection, chatID: String) throws -> [OpenMatesMessage] {
+    static func messages(_ db: SQLiteConnection, chatID: String, _ sealing: OpenMatesStoreSealing) throws
+        -> [OpenMatesMessage]
+    {
         try db.fetchAll(
             "SELECT message_id, role, created_at, body FROM om_messages WHERE chat_id = ? ORDER BY created_at, message_id",
             [chatID]
         ) { row in
-            let body: String = try row[3]
+            let messageID: String = try row[0]
+            let body = try sealing.open(
+                try row[3], "om_messages", "body",
+                rowID: OpenMatesStoreSealing.messageRowID(chatID: chatID, messageID: messageID))
             return OpenMatesMessage(
-                chatID: chatID, messageID: try row[0], role: try row[1], createdAt: try row[2],
-                raw: (try? JSONValue(parsing: body))?.objectValue ?? [:])
+                chatID: chatID, messageID: messageID, role: try row[1], createdAt: try row[2],
+                raw: body.flatMap { try? JSONValue(parsing: $0) }?.objectValue ?? [:])
         }
     }
 
@@ -71,12 +81,12 @@ extension OpenMatesStore {
         try database.read { db in
             var view = OpenMatesLocalView()
             try db.forEachRow("SELECT \(Self.chatColumns) FROM om_chats") { row in
-                let (chat, info) = try Self.chat(row)
+                let (chat, info) = try Self.chat(row, sealing)
                 view.chats[chat.chatID] = chat
                 if !info.isMetadataOnly { view.content[chat.chatID] = info }
             }
             view.tombstones = Set(try db.fetchAll(String.self, "SELECT chat_id FROM om_tombstones"))
-            view.backing = OpenMatesPendingBacking(try Self.pendingActions(db))
+            view.backing = OpenMatesPendingBacking(try Self.pendingActions(db, sealing))
             return view
         }
     }
@@ -107,18 +117,23 @@ extension OpenMatesStore {
         try database.read { db in
             let chats = try db.fetchAll(
                 "SELECT \(Self.chatColumns) FROM om_chats ORDER BY pinned DESC, last_edited DESC, chat_id"
-            ) { try Self.chat($0).0 }
+            ) { try Self.chat($0, sealing).0 }
             var messages: [String: [OpenMatesMessage]] = [:]
             var embeds: [[String: JSONValue]] = []
             var keys: [[String: JSONValue]] = []
             for chat in chats.prefix(max(0, contentChats)) {
-                messages[chat.chatID] = try Self.messages(db, chatID: chat.chatID)
+                messages[chat.chatID] = try Self.messages(db, chatID: chat.chatID, sealing)
                 let hash = Self.hashedChatID(chat.chatID)
-                embeds += try db.fetchAll(String.self, "SELECT body FROM om_embeds WHERE hashed_chat_id = ?", [hash])
-                    .compactMap { (try? JSONValue(parsing: $0))?.objectValue }
-                keys += try db.fetchAll(
-                    String.self, "SELECT body FROM om_embed_keys WHERE hashed_chat_id = ?", [hash]
-                ).compactMap { (try? JSONValue(parsing: $0))?.objectValue }
+                embeds += try db.fetchAll("SELECT embed_id, body FROM om_embeds WHERE hashed_chat_id = ?", [hash]) {
+                    row -> String? in
+                    let id: String = try row[0]
+                    return try sealing.open(try row[1], "om_embeds", "body", rowID: id)
+                }.compactMap { $0.flatMap { try? JSONValue(parsing: $0) }?.objectValue }
+                keys += try db.fetchAll("SELECT key_id, body FROM om_embed_keys WHERE hashed_chat_id = ?", [hash]) {
+                    row -> String? in
+                    let id: String = try row[0]
+                    return try sealing.open(try row[1], "om_embed_keys", "body", rowID: id)
+                }.compactMap { $0.flatMap { try? JSONValue(parsing: $0) }?.objectValue }
             }
             return OpenMatesColdStart(chats: chats, messagesByChat: messages, embeds: embeds, embedKeys: keys)
         }

@@ -8,25 +8,28 @@ extension OpenMatesStore {
     public func apply(_ changes: [OpenMatesStoreChange]) throws {
         guard !changes.isEmpty else { return }
         try database.write { db in
-            for change in changes { try Self.apply(change, db) }
+            for change in changes { try Self.apply(change, db, sealing) }
             try Self.evict(db, keep: maximumChats)
         }
     }
 
-    static func apply(_ change: OpenMatesStoreChange, _ db: SQLiteConnection) throws {
+    static func apply(_ change: OpenMatesStoreChange, _ db: SQLiteConnection, _ sealing: OpenMatesStoreSealing) throws {
         switch change {
-        case .upsertChat(let chat): try upsert(chat, db)
+        case .upsertChat(let chat): try upsert(chat, db, sealing)
         case .replaceContent(let chatID, let messages, let version, let count, let checkpoints, let keep):
             try db.execute(
                 "DELETE FROM om_messages WHERE chat_id = ? AND message_id NOT IN (SELECT value FROM json_each(?))",
                 [chatID, JSONValue.array(keep.sorted().map(JSONValue.string)).jsonString()])
-            for message in messages { try insert(message, chatID: chatID, db, replace: true) }
+            for message in messages { try insert(message, chatID: chatID, db, sealing, replace: true) }
             try db.execute(
                 "UPDATE om_chats SET content_v = ?, server_message_count = ?, checkpoints = ? WHERE chat_id = ?",
-                [version.map(Int64.init), count.map(Int64.init), checkpoints?.jsonString(), chatID])
+                [
+                    version.map(Int64.init), count.map(Int64.init),
+                    try sealing.seal(checkpoints?.jsonString(), "om_chats", "checkpoints", rowID: chatID), chatID,
+                ])
             try recount(chatID, db)
         case .mergeMessages(let chatID, let messages, let version, let count):
-            for message in messages { try insert(message, chatID: chatID, db, replace: false) }
+            for message in messages { try insert(message, chatID: chatID, db, sealing, replace: false) }
             try db.execute(
                 """
                 UPDATE om_chats SET content_v = max(coalesce(content_v, 0), coalesce(?, content_v, 0)),
@@ -49,7 +52,10 @@ extension OpenMatesStore {
                 guard let id = embed.omID("embed_id") ?? embed.omID("id") else { continue }
                 try db.execute(
                     "INSERT OR REPLACE INTO om_embeds(embed_id, hashed_chat_id, body) VALUES (?, ?, ?)",
-                    [id, embed.omString("hashed_chat_id"), JSONValue.object(embed).jsonString()])
+                    [
+                        id, embed.omString("hashed_chat_id"),
+                        try sealing.seal(JSONValue.object(embed).jsonString(), "om_embeds", "body", rowID: id),
+                    ])
             }
             for key in side.embedKeys {
                 guard let id = key.omID("id") ?? key.omID("key_id") ?? key.omID("hashed_embed_id") else { continue }
@@ -57,38 +63,55 @@ extension OpenMatesStore {
                     "INSERT OR REPLACE INTO om_embed_keys(key_id, hashed_embed_id, hashed_chat_id, body) VALUES (?, ?, ?, ?)",
                     [
                         id, key.omString("hashed_embed_id"), key.omString("hashed_chat_id"),
-                        JSONValue.object(key).jsonString(),
+                        try sealing.seal(JSONValue.object(key).jsonString(), "om_embed_keys", "body", rowID: id),
                     ])
             }
             for output in side.codeRunOutputs {
                 guard let id = output.omID("id") ?? output.omID("output_id") else { continue }
                 try db.execute(
                     "INSERT OR REPLACE INTO om_code_run_outputs(output_id, body) VALUES (?, ?)",
-                    [id, JSONValue.object(output).jsonString()])
+                    [
+                        id,
+                        try sealing.seal(
+                            JSONValue.object(output).jsonString(), "om_code_run_outputs", "body", rowID: id),
+                    ])
             }
         case .putSuggestions(let suggestions):
             for suggestion in suggestions {
                 guard let id = suggestion.omID("id") ?? suggestion.omID("suggestion_id") else { continue }
                 try db.execute(
                     "INSERT OR REPLACE INTO om_suggestions(suggestion_id, body) VALUES (?, ?)",
-                    [id, JSONValue.object(suggestion).jsonString()])
+                    [
+                        id,
+                        try sealing.seal(
+                            JSONValue.object(suggestion).jsonString(), "om_suggestions", "body", rowID: id),
+                    ])
             }
         case .putDailyInspirations(let inspirations):
             for inspiration in inspirations {
                 guard let id = inspiration.omID("inspiration_id") ?? inspiration.omID("id") else { continue }
                 try db.execute(
                     "INSERT OR REPLACE INTO om_daily_inspirations(inspiration_id, body) VALUES (?, ?)",
-                    [id, JSONValue.object(inspiration).jsonString()])
+                    [
+                        id,
+                        try sealing.seal(
+                            JSONValue.object(inspiration).jsonString(), "om_daily_inspirations", "body", rowID: id),
+                    ])
             }
         }
     }
 
-    private static func upsert(_ chat: OpenMatesChat, _ db: SQLiteConnection) throws {
+    private static func upsert(_ chat: OpenMatesChat, _ db: SQLiteConnection, _ sealing: OpenMatesStoreSealing) throws {
+        let id = chat.chatID
         let arguments: SQLiteArguments = [
-            chat.chatID, chat.versions.messagesV, chat.versions.titleV, chat.versions.draftV, chat.encryptedTitle,
+            id, chat.versions.messagesV, chat.versions.titleV, chat.versions.draftV,
+            try sealing.seal(chat.encryptedTitle, "om_chats", "encrypted_title", rowID: id),
             chat.lastEdited, chat.pinned, chat.hidden, chat.archived, chat.parentChatID, chat.isSubChat,
-            chat.unreadCount, chat.encryptedChatKey, chat.encryptedDraft,
-            JSONValue.object(chat.details).jsonString(sortedKeys: true), hashedChatID(chat.chatID),
+            chat.unreadCount, try sealing.seal(chat.encryptedChatKey, "om_chats", "chat_key", rowID: id),
+            try sealing.seal(chat.encryptedDraft, "om_chats", "draft", rowID: id),
+            try sealing.seal(
+                JSONValue.object(chat.details).jsonString(sortedKeys: true), "om_chats", "details", rowID: id),
+            hashedChatID(id),
         ]
         try db.execute(
             """
@@ -105,11 +128,15 @@ extension OpenMatesStore {
     }
 
     private static func insert(
-        _ message: OpenMatesWireMessage, chatID: String, _ db: SQLiteConnection, replace: Bool
+        _ message: OpenMatesWireMessage, chatID: String, _ db: SQLiteConnection, _ sealing: OpenMatesStoreSealing,
+        replace: Bool
     ) throws {
+        let body = try sealing.seal(
+            JSONValue.object(message.raw).jsonString(), "om_messages", "body",
+            rowID: OpenMatesStoreSealing.messageRowID(chatID: chatID, messageID: message.messageID))
         try db.execute(
             "INSERT OR \(replace ? "REPLACE" : "IGNORE") INTO om_messages(chat_id, message_id, role, created_at, body) VALUES (?, ?, ?, ?, ?)",
-            [chatID, message.messageID, message.role, message.createdAt, JSONValue.object(message.raw).jsonString()])
+            [chatID, message.messageID, message.role, message.createdAt, body])
     }
 
     static func recount(_ chatID: String, _ db: SQLiteConnection) throws {

@@ -12,8 +12,12 @@ import TidingsCore
 ///   keeping the data of the tables that are there (``healedTables``), before any sync starts.
 /// - ``apply(_:)`` writes a list of changes in one transaction, then keeps only the last
 ///   ``maximumChats`` chats (pinned first, then last edited); a chat a pending action concerns is never evicted.
-/// - Content stays as the server sent it (encrypted by the client that wrote it); the store adds no
-///   encryption of its own in this increment.
+/// - Given a key, the store seals titles, drafts, wrapped chat keys, message bodies, embeds, embed keys and
+///   the other server bodies with TidingsCore's `ValueCipher` (AES-256-GCM bound to table, column and row):
+///   none of them is in clear in the file. IDs, versions, timestamps, roles and flags stay in clear (the sync
+///   and the list order need them). A wrong key fails at open with `StoreError.wrongKey`; an encrypted store
+///   opened without a key fails with ``OpenMatesError/store``; values written in clear before a key was given
+///   are sealed in place when it is. The file and its companions have mode 0600 either way.
 ///
 /// For example:
 /// ```swift
@@ -25,8 +29,13 @@ public final class OpenMatesStore: Sendable {
     public let database: SQLiteDatabase
     /// Tables that were missing and were created on open.
     public let healedTables: [String]
+    /// How many values written in clear (before the store had a key) were sealed when it was opened with one.
+    public let sealedInPlace: Int
     /// How many chats the store keeps.
     public let maximumChats: Int
+    /// Whether the store seals its sensitive columns (it was opened with a key).
+    public var isEncrypted: Bool { sealing.cipher != nil }
+    let sealing: OpenMatesStoreSealing
 
     /// The store's queue: an engine on it reads and writes SQLite off the cooperative pool.
     public var executor: SQLiteExecutor { database.executor }
@@ -39,40 +48,73 @@ public final class OpenMatesStore: Sendable {
     ///   - path: A file path, or `":memory:"`.
     ///   - maximumChats: How many chats to keep (the document: 100).
     ///   - logger: Receives the store's notices; never content.
-    /// - Throws: `StoreError` when the file cannot be opened at all (missing directory, busy).
-    public init(path: String, maximumChats: Int = 100, logger: TidingsLogger = .disabled) throws {
+    ///   - key: A 256-bit key to encrypt the store at rest with (keep it where the app keeps secrets); nil
+    ///     stores in clear.
+    /// - Throws: `StoreError` when the file cannot be opened at all (missing directory, busy),
+    ///   `StoreError.wrongKey` when `key` is not the store's, `StoreError.misuse` for a key that is not
+    ///   256-bit, ``OpenMatesError/store`` when the store is encrypted and no key was given.
+    public init(
+        path: String, maximumChats: Int = 100, logger: TidingsLogger = .disabled,
+        key: TidingsCrypto.SymmetricKey? = nil
+    ) throws {
+        let cipher = try key.map { try ValueCipher(key: $0) }
         database = try SQLiteDatabase(
-            path: path, schema: OpenMatesStoreSchema.schema, configuration: .init(logger: logger))
+            path: path, schema: OpenMatesStoreSchema.schema, configuration: .init(logger: logger, cipher: cipher))
+        sealing = OpenMatesStoreSealing(cipher: cipher)
         self.maximumChats = max(1, maximumChats)
-        healedTables = try database.write { db in
+        if cipher == nil, try Self.hasKeyCheck(database) {
+            database.close()
+            throw OpenMatesError(
+                .store, operation: "store.open", detail: "the store is encrypted: open it with its key")
+        }
+        if cipher != nil {
+            // Deleted and rewritten values leave no plaintext (or old ciphertext) in free pages of the file.
+            try database.writeWithoutTransaction { db in try db.execute("PRAGMA secure_delete = ON") }
+        }
+        let sealing = self.sealing
+        (healedTables, sealedInPlace) = try database.write { db in
             var healed: [String] = []
             for table in OpenMatesStoreSchema.tables {
                 if try !db.tableExists(table.name) { healed.append(table.name) }
                 try db.executeScript(table.sql)
             }
-            return healed
+            return (healed, try sealing.sealValuesInClear(db))
         }
+        if sealedInPlace > 0 { logger.notice("openmates store sealed \(self.sealedInPlace) values stored in clear") }
         if !healedTables.isEmpty {
             logger.notice("openmates store healed missing tables: \(self.healedTables.joined(separator: ", "))")
         }
     }
 
-    /// Opens the store like ``init(path:maximumChats:logger:)`` on a queue of its own: callers on Swift's
+    /// Opens the store like ``init(path:maximumChats:logger:key:)`` on a queue of its own: callers on Swift's
     /// cooperative pool use this.
-    public static func open(path: String, maximumChats: Int = 100, logger: TidingsLogger = .disabled) async throws
-        -> OpenMatesStore
-    {
+    public static func open(
+        path: String, maximumChats: Int = 100, logger: TidingsLogger = .disabled,
+        key: TidingsCrypto.SymmetricKey? = nil
+    ) async throws -> OpenMatesStore {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue(label: "tidings.openmates.open").async {
                 continuation.resume(
-                    with: Result { try OpenMatesStore(path: path, maximumChats: maximumChats, logger: logger) })
+                    with: Result {
+                        try OpenMatesStore(path: path, maximumChats: maximumChats, logger: logger, key: key)
+                    })
             }
         }
     }
 
-    /// A private in-memory store.
-    public static func inMemory(maximumChats: Int = 100) throws -> OpenMatesStore {
-        try OpenMatesStore(path: ":memory:", maximumChats: maximumChats)
+    /// A private in-memory store, encrypted when `key` is given.
+    public static func inMemory(maximumChats: Int = 100, key: TidingsCrypto.SymmetricKey? = nil) throws
+        -> OpenMatesStore
+    {
+        try OpenMatesStore(path: ":memory:", maximumChats: maximumChats, key: key)
+    }
+
+    /// Whether the file has TidingsCore's key check, i.e. was written with a key.
+    private static func hasKeyCheck(_ database: SQLiteDatabase) throws -> Bool {
+        try database.read { db in
+            guard try db.tableExists("tidings_meta") else { return false }
+            return try db.fetchOne(Int.self, "SELECT count(*) FROM tidings_meta WHERE name = 'key_check'") ?? 0 > 0
+        }
     }
 
     /// The lower-case hex SHA-256 of a chat ID: how embeds and embed keys name their chat.

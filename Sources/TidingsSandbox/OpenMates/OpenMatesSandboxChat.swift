@@ -28,6 +28,8 @@ public struct OpenMatesSandboxChat: Sendable, Hashable {
     public var embeds: [[String: JSONValue]] = []
     /// Embed keys of the chat.
     public var embedKeys: [[String: JSONValue]] = []
+    /// The chat key wrapped by the user's master key (`encrypted_chat_key`), when the chat has one.
+    public var encryptedChatKey: String?
 
     /// Creates a chat.
     public init(
@@ -52,6 +54,7 @@ public struct OpenMatesSandboxChat: Sendable, Hashable {
             "is_hidden": .bool(hidden), "is_archived": .bool(archived), "unread_count": 0,
         ]
         if let parentChatID { details["parent_chat_id"] = .string(parentChatID) }
+        if let encryptedChatKey { details["encrypted_chat_key"] = .string(encryptedChatKey) }
         return details
     }
 }

@@ -24,6 +24,11 @@ import TidingsOpenMates
 /// - Another device's actions (``postMessageFromOtherDevice(chatID:role:)``, ``deleteChat(_:)``) push
 ///   `new_chat_message` / `chat_deleted` to every open connection.
 ///
+/// Content is really encrypted, as the web client writes it: each seeded chat gets a random AES-256 key,
+/// wrapped by ``masterKey`` into the chat's `encrypted_chat_key`; titles and message contents are "OM" blobs
+/// (``OpenMatesContentBlob``) under that key. A client that holds ``masterKey`` decrypts them; the server never
+/// reads them. Seeded plaintexts are ``seededTitle(chatID:)`` and ``seededMessage(chatID:index:)``.
+///
 /// ``variant`` switches turn it into the other servers the client must survive (order, missing phases,
 /// messages as strings, thin events, duplicates, a disconnect between phases, a cold cache).
 public actor OpenMatesSandboxServer {
@@ -63,10 +68,23 @@ public actor OpenMatesSandboxServer {
 
     /// The session token (a cookie value or bearer token) the WebSocket endpoint accepts.
     public nonisolated let token: String
+    /// The user's master key, which wraps every chat key (what the app gets at login in the real service).
+    public nonisolated let masterKey: TidingsCrypto.SymmetricKey
+    /// Each chat's key in clear, by chat ID, once used (for tests; the real server never has them).
+    public internal(set) var chatKeys: [String: TidingsCrypto.SymmetricKey] = [:]
 
-    /// Creates an empty server accepting `token`.
-    public init(token: String = "sandbox-session-token") {
+    /// The default master key: fixed and public (SHA-256 of a label), so two sandboxes seeded alike send
+    /// identical bytes and tests can compare stores across servers. Never a real user's key.
+    public nonisolated static let defaultMasterKey: TidingsCrypto.SymmetricKey = {
+        // 32 bytes from SHA-256 always make a valid AES-256 key; the fallback is unreachable.
+        (try? TidingsCrypto.SymmetricKey(
+            bytes: TidingsCrypto.SHA256.hash(Array("tidings sandbox openmates master key".utf8)))) ?? .random()
+    }()
+
+    /// Creates an empty server accepting `token`, wrapping chat keys with `masterKey`.
+    public init(token: String = "sandbox-session-token", masterKey: TidingsCrypto.SymmetricKey = defaultMasterKey) {
         self.token = token
+        self.masterKey = masterKey
     }
 
     /// Replaces the switches.
@@ -93,13 +111,13 @@ public actor OpenMatesSandboxServer {
                 "message_id": .string("\(id)-m\(index)"), "chat_id": .string(id),
                 "role": .string(index % 2 == 0 ? "user" : "assistant"),
                 "created_at": .int(Int64(lastEdited - count + index)),
-                "encrypted_content": .string("sealed-\(id)-\(index)"),
+                "encrypted_content": .string(seal(Self.seededMessage(chatID: id, index: index), chatID: id)),
             ]
         }
         var chat = OpenMatesSandboxChat(
-            chatID: id, messagesV: count, encryptedTitle: "sealed-title-\(id)", lastEdited: lastEdited,
-            parentChatID: parent,
-            messages: messages)
+            chatID: id, messagesV: count, encryptedTitle: seal(Self.seededTitle(chatID: id), chatID: id),
+            lastEdited: lastEdited, parentChatID: parent, messages: messages)
+        chat.encryptedChatKey = wrappedChatKey(id)
         if count > 0 {
             let hashed = OpenMatesStore.hashedChatID(id)
             chat.embeds = [
@@ -160,7 +178,7 @@ public actor OpenMatesSandboxServer {
         let message: [String: JSONValue] = [
             "message_id": .string(id), "chat_id": .string(chatID), "role": .string(role),
             "created_at": .int(Int64(now)),
-            "encrypted_content": "sealed",
+            "encrypted_content": .string(seal("Posted from another device as \(id)", chatID: chatID)),
         ]
         chat.messages.append(message)
         chat.messagesV += 1

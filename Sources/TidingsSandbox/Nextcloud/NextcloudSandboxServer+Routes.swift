@@ -27,7 +27,36 @@ extension NextcloudSandboxServer {
             let list = await state.socialNotifications(sinceID: since).map { $0.json(host: host) }
             return .json(JSONValue.array(list))
         }
+        addControlRoutes(&router, state, pusher)
         return router
+    }
+
+    /// The sandbox's own control endpoint (no Nextcloud has it), so a person or a test driving the sandbox from
+    /// outside can make a server event: `POST /sandbox/notifications` with JSON `{"app", "subject"}` creates a
+    /// notification and pushes it (`{"nid"}` back); `DELETE /sandbox/notifications/:nid` removes one and pushes
+    /// the `delete`. Same login as the account.
+    private static func addControlRoutes(
+        _ router: inout SandboxHTTPRouter, _ state: NextcloudSandboxState, _ pusher: NextcloudSandboxPusher
+    ) {
+        router.add("POST", "/sandbox/notifications") { request in
+            guard await authorized(request, state, ocsHeader: false) else { return .text("", status: 401) }
+            guard let body = try? JSONValue(parsing: [UInt8](request.body), maximumDepth: 4),
+                let app = body["app"]?.stringValue, !app.isEmpty, app.utf8.count <= 64,
+                let subject = body["subject"]?.stringValue, subject.utf8.count <= 4000
+            else { return .json(JSONValue.object(["error": "expected {\"app\", \"subject\"}"]), status: 400) }
+            let nid = await createNotification(
+                state, pusher, app: app, subject: subject, objectType: body["type"]?.stringValue,
+                objectID: body["id"]?.stringValue, author: body["author"]?.stringValue)
+            return .json(JSONValue.object(["nid": .int(nid)]), status: 201)
+        }
+        router.add("DELETE", "/sandbox/notifications/:nid") { request in
+            guard await authorized(request, state, ocsHeader: false) else { return .text("", status: 401) }
+            guard let nid = request.pathParameters["nid"].flatMap({ Int64($0) }),
+                !(await state.removeNotifications([nid])).isEmpty
+            else { return .text("", status: 404) }
+            await pusher.push(["delete": .bool(true), "nid": .int(nid)], app: nil)
+            return .text("", status: 204)
+        }
     }
 
     private static func addProxyRoutes(_ router: inout SandboxHTTPRouter, _ state: NextcloudSandboxState) {

@@ -80,9 +80,17 @@ public final class NextcloudSandboxServer: Sendable {
     public func createNotification(
         app: String, subject: String, objectType: String? = nil, objectID: String? = nil, author: String? = nil
     ) async -> Int64 {
+        await Self.createNotification(
+            state, pusher, app: app, subject: subject, objectType: objectType, objectID: objectID, author: author)
+    }
+
+    static func createNotification(
+        _ state: NextcloudSandboxState, _ pusher: NextcloudSandboxPusher, app: String, subject: String,
+        objectType: String?, objectID: String?, author: String?
+    ) async -> Int64 {
         let social = app == "social"
         let type = objectType ?? (social ? "mention" : nil)
-        let id = objectID ?? (social ? Self.objectHash() : nil)
+        let id = objectID ?? (social ? objectHash() : nil)
         let notification = await state.createNotification(
             app: app, subject: subject, objectType: type, objectID: id, author: author)
         var payload: [String: JSONValue] = [
@@ -90,7 +98,7 @@ public final class NextcloudSandboxServer: Sendable {
         ]
         if let type { payload["type"] = .string(type) }
         if let id { payload["id"] = .string(id) }
-        await push(payload, app: app)
+        await pusher.push(payload, app: app)
         return notification.nid
     }
 

@@ -81,6 +81,7 @@ import TidingsSandbox
         let served = (output + tail).split(separator: "\n").filter { $0.hasPrefix("served: ") }
         #expect(served.contains { $0.contains("POST /devices") })
         #expect(served.contains { $0.contains("POST /sandbox/notifications") })
+        #expect((output + tail).contains("pushed: \(nid) to 127.0.0.1:\(receiverListener.port): HTTP 200"))
         #expect(await child.waitForExit(timeout: .seconds(20)) == .exited(0))
     }
 

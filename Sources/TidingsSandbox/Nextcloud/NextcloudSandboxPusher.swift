@@ -14,12 +14,15 @@ final class NextcloudSandboxPusher: Sendable {
     let deliver: NextcloudSandboxServer.Deliver?
     let transport: MastodonSandboxPushSender.Transport
     let sent = SandboxPushWaiters<MastodonSandboxPushSender.Delivery>()
+    let onDelivery: (@Sendable (MastodonSandboxPushSender.Delivery) -> Void)?
 
     init(
         state: NextcloudSandboxState, transport: @escaping MastodonSandboxPushSender.Transport,
-        deliver: NextcloudSandboxServer.Deliver?
+        deliver: NextcloudSandboxServer.Deliver?,
+        onDelivery: (@Sendable (MastodonSandboxPushSender.Delivery) -> Void)? = nil
     ) throws {
         self.state = state
+        self.onDelivery = onDelivery
         self.transport = transport
         self.deliver = deliver
         vapidKey = try TidingsCrypto.P256.Signing.PrivateKey()
@@ -39,7 +42,7 @@ final class NextcloudSandboxPusher: Sendable {
             }
         }
         if let subscription = await state.webPushTarget(app: app) {
-            sent.append(
+            record(
                 await webPushSender.send(
                     .object(fields), notificationID: label, to: subscription.senderSubscription, vapidKey: vapidKey))
         }
@@ -50,7 +53,7 @@ final class NextcloudSandboxPusher: Sendable {
     func sendActivation(_ subscription: NextcloudSandboxWebPushSubscription) {
         let payload: JSONValue = .object(["activationToken": .string(subscription.activationToken)])
         Task {
-            sent.append(
+            record(
                 await webPushSender.send(
                     payload, notificationID: "activation", to: subscription.senderSubscription, vapidKey: vapidKey))
         }
@@ -80,7 +83,7 @@ final class NextcloudSandboxPusher: Sendable {
     /// The proxy stand-in's POST to a push token, recorded like a Web Push delivery.
     private func post(_ body: Data, to pushToken: String, label: String) async {
         guard let url = URL(string: pushToken), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-            sent.append(
+            record(
                 .init(
                     endpoint: URL(fileURLWithPath: "/"), notificationID: label, status: nil,
                     failure: "the push token is not an http(s) URL"))
@@ -91,10 +94,15 @@ final class NextcloudSandboxPusher: Sendable {
         request.headers["Content-Type"] = "application/json"
         do {
             let response = try await transport(request)
-            sent.append(.init(endpoint: url, notificationID: label, status: response.status, failure: nil))
+            record(.init(endpoint: url, notificationID: label, status: response.status, failure: nil))
         } catch {
             let reason = (error as? any TidingsError)?.shortDescription ?? "\(type(of: error))"
-            sent.append(.init(endpoint: url, notificationID: label, status: nil, failure: reason))
+            record(.init(endpoint: url, notificationID: label, status: nil, failure: reason))
         }
+    }
+
+    private func record(_ delivery: MastodonSandboxPushSender.Delivery) {
+        sent.append(delivery)
+        onDelivery?(delivery)
     }
 }

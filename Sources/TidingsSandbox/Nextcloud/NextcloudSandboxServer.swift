@@ -34,19 +34,22 @@ public final class NextcloudSandboxServer: Sendable {
     ///   - deliver: when given, receives every proxy push in process instead of an HTTP POST to the push token
     ///     (a trailing closure lands here, as before HTTP delivery existed).
     ///   - transport: what the proxy stand-in and the Web Push sender POST through (loopback HTTP by default).
+    ///   - onDelivery: sees every HTTP delivery as it is recorded (a CLI prints it).
     /// - Throws: `CryptoError` if the account's RSA key or the VAPID key cannot be generated.
     public init(
         user: String = "ada", appPassword: String = "sandbox-app-password",
         faults: SandboxFaultSwitch = SandboxFaultSwitch(), log: SandboxRequestLog = SandboxRequestLog(),
         deliver: Deliver? = nil,
-        transport: @escaping MastodonSandboxPushSender.Transport = { try await HTTPClient().response(for: $0) }
+        transport: @escaping MastodonSandboxPushSender.Transport = { try await HTTPClient().response(for: $0) },
+        onDelivery: (@Sendable (MastodonSandboxPushSender.Delivery) -> Void)? = nil
     ) throws {
         self.user = user
         self.appPassword = appPassword
         let state = NextcloudSandboxState(
             user: user, appPassword: appPassword, userKey: try TidingsCrypto.RSA.PrivateKey())
         self.state = state
-        let pusher = try NextcloudSandboxPusher(state: state, transport: transport, deliver: deliver)
+        let pusher = try NextcloudSandboxPusher(
+            state: state, transport: transport, deliver: deliver, onDelivery: onDelivery)
         self.pusher = pusher
         http = SandboxHTTPServer(router: Self.router(state, pusher), faults: faults, log: log)
     }

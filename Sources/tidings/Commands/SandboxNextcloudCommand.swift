@@ -2,6 +2,12 @@ import Foundation
 import TidingsSandbox
 import TidingsSandboxKit
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 private let webPushFlag = OptionSpec.flag(
     "--web-push", help: "Start with Web Push enabled by the administrator (default: off, answers WEBPUSH_DISABLED).")
 private let noProxyFlag = OptionSpec.flag(
@@ -18,7 +24,17 @@ let sandboxNextcloudCommand = Command(
     },
     run: { options in
         let termination = TerminationSignal()
-        let sandbox = try NextcloudSandboxServer(log: printingSandboxRequestLog())
+        // Each push as it leaves: where to (host and port only: a push endpoint's path is a capability) and the
+        // receiver's answer.
+        let console = Console.current
+        let sandbox = try NextcloudSandboxServer(
+            log: printingSandboxRequestLog(),
+            onDelivery: { delivery in
+                let target = "\(delivery.endpoint.host ?? "?"):\(delivery.endpoint.port.map(String.init) ?? "-")"
+                let outcome = delivery.status.map { "HTTP \($0)" } ?? "failed: \(delivery.failure ?? "no answer")"
+                console.writeOutput("pushed: \(delivery.notificationID) to \(target): \(outcome)\n")
+                fflush(nil)
+            })
         await sandbox.setSwitches(push: options.proxy, webPush: options.webPush)
         let listener = try sandbox.http.serve(port: options.port)
         let base =

@@ -49,7 +49,7 @@ import TidingsSandbox
         let receiverListener = try receiver.httpServer().serve()
         defer { receiverListener.stop() }
         receiver.register(device: "cli")
-        let deviceKey = try NextcloudDeviceKey()
+        let deviceKey = try await onDedicatedThread("device key") { try NextcloudDeviceKey() }
         let registration = try await NextcloudProxyRegistrar(serverURL: url, credentials: credentials, send: send)
             .register(
                 pushToken: NextcloudSandboxPushReceiver.pushToken(device: "cli", port: receiverListener.port),

@@ -1,4 +1,5 @@
 import Foundation
+import PeerSupport
 import Testing
 import TidingsCore
 import TidingsMastodon
@@ -29,8 +30,13 @@ import TidingsSandboxKit
         let credentials: NextcloudCredentials
         let send: @Sendable (HTTPRequest) async throws -> HTTPResponse
 
-        init() throws {
-            sandbox = try NextcloudSandboxServer()
+        /// The sandbox's RSA-2048 key is generated on a thread of its own, off the cooperative pool (2 threads).
+        static func start() async throws -> Server {
+            try Server(sandbox: try await onDedicatedThread("nextcloud sandbox key") { try NextcloudSandboxServer() })
+        }
+
+        private init(sandbox: NextcloudSandboxServer) throws {
+            self.sandbox = sandbox
             listener = try sandbox.http.serve()
             url = URL(string: "http://127.0.0.1:\(listener.port)")!
             credentials = NextcloudCredentials(user: sandbox.user, appPassword: sandbox.appPassword)
@@ -104,7 +110,7 @@ import TidingsSandboxKit
     }
 
     @Test func socialPushesTravelOverLoopbackAreRaisedByThePolicyAndWithdrawnByEachDeleteKind() async throws {
-        let server = try Server()
+        let server = try await Server.start()
         defer { server.listener.stop() }
         let receiver = NextcloudSandboxPushReceiver()
         let receiverListener = try receiver.httpServer().serve()
@@ -116,7 +122,7 @@ import TidingsSandboxKit
         #expect(
             PushRegistrationChoice.choose(account: .nextcloudSocial, platform: .apple, nextcloud: state)
                 == .nextcloudProxy)
-        let deviceKey = try NextcloudDeviceKey()
+        let deviceKey = try await onDedicatedThread("device key") { try NextcloudDeviceKey() }
         let registrar = NextcloudProxyRegistrar(
             serverURL: server.url, credentials: server.credentials, send: server.send)
         let pushToken = NextcloudSandboxPushReceiver.pushToken(device: "phone", port: receiverListener.port)
@@ -174,7 +180,7 @@ import TidingsSandboxKit
     }
 
     @Test func webPushRegistrationIsActivatedByAPushOverLoopback() async throws {
-        let server = try Server()
+        let server = try await Server.start()
         defer { server.listener.stop() }
         await server.sandbox.setSwitches(push: false, webPush: true)
         let endpoint = SandboxWebPushEndpoint()
@@ -234,7 +240,7 @@ import TidingsSandboxKit
     }
 
     @Test func webPushDisabledByTheAdministratorIsAStateWithAMessage() async throws {
-        let server = try Server()
+        let server = try await Server.start()
         defer { server.listener.stop() }
         let registrar = NextcloudWebPushRegistrar(
             serverURL: server.url, credentials: server.credentials, send: server.send)

@@ -79,6 +79,20 @@ let package = Package(
             ],
             swiftSettings: fuzzerSettings
         ),
+        // Push (issue 12): the notification policy's HTML-to-text and truncation, with their promises checked.
+        .executableTarget(
+            name: "FuzzNotificationPlainText",
+            dependencies: [.product(name: "TidingsPush", package: "Tidings")],
+            swiftSettings: fuzzerSettings
+        ),
+        // Push (issue 12): the decrypted Nextcloud proxy subject's parser, with a round trip of what it accepts.
+        .executableTarget(
+            name: "FuzzNextcloudSubject",
+            dependencies: [
+                .product(name: "TidingsCore", package: "Tidings"), .product(name: "TidingsPush", package: "Tidings"),
+            ],
+            swiftSettings: fuzzerSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -78,6 +78,25 @@ import TidingsSandboxKit
         #expect(sandbox.pushSubscriptions.subscription(token: token)?.publicKey == keys.publicKey)
     }
 
+    /// UnifiedPush (issue 12): the distributor hands the app an endpoint (here ntfy's form, with its `up=1` query);
+    /// Mastodon Web Push registers it as given, and a new one from the distributor replaces it with the same keys.
+    @Test func aUnifiedPushDistributorEndpointIsSubscribedAsGiven() async throws {
+        let registration = await registration(database: try Self.memoryStore(), cipher: try ValueCipher(key: .random()))
+        let distributor = URL(string: "https://ntfy.example/upAbC123dEf?up=1")!
+        guard case .active = await registration.reconcile(endpoint: distributor, alerts: .personal, policy: .all) else {
+            Issue.record("not subscribed")
+            return
+        }
+        #expect(
+            sandbox.pushSubscriptions.subscription(token: token)?.endpoint.absoluteString == distributor.absoluteString)
+        let renewed = URL(string: "https://ntfy.example/upZz9?up=1")!
+        _ = await registration.reconcile(endpoint: renewed, alerts: .personal, policy: .all)
+        #expect(sandbox.pushSubscriptions.subscription(token: token)?.endpoint.absoluteString == renewed.absoluteString)
+        #expect(
+            sandbox.pushSubscriptions.subscription(token: token)?.publicKey == (try await registration.keys()).publicKey
+        )
+    }
+
     @Test func aSubscriptionTheServerLostIsMadeAgain() async throws {
         let registration = await registration(database: try Self.memoryStore(), cipher: try ValueCipher(key: .random()))
         _ = await registration.reconcile(endpoint: endpoint, alerts: .personal, policy: .all)

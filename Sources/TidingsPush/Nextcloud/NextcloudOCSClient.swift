@@ -43,12 +43,15 @@ struct NextcloudOCSClient: Sendable {
     }
 
     /// The error code the server put in the body (`ocs.data.message` or `ocs.meta.message`; the proxy's
-    /// plain `message`), kept only when it is a short upper-case code, so no payload reaches an error.
+    /// plain `message`), kept only when it is a short upper-case code (digits allowed: `INVALID_P256DH`), so no
+    /// payload reaches an error.
     static func ocsMessage(_ response: HTTPResponse) -> String? {
         guard let value = try? JSONValue(parsing: [UInt8](response.body)) else { return nil }
         let candidates = [value["ocs"]?["data"]?["message"], value["ocs"]?["meta"]?["message"], value["message"]]
         for case .string(let text)? in candidates
-        where !text.isEmpty && text.count <= 64 && text.allSatisfy({ $0.isUppercase || $0 == "_" }) {
+        where !text.isEmpty && text.count <= 64 && text.first?.isUppercase == true
+            && text.allSatisfy({ $0.isUppercase || $0 == "_" || ("0"..."9").contains($0) })
+        {
             return text
         }
         return nil

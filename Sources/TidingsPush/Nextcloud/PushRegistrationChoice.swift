@@ -23,14 +23,20 @@ public enum PushRegistrationChoice: Sendable, Hashable {
         case apple
         /// Android with a UnifiedPush distributor.
         case unifiedPush
+        /// No push channel at all (Android without a distributor, a desktop without a relay): every account is
+        /// polled.
+        case noPushService
     }
 
-    /// Chooses, as a pure function: Mastodon accounts use Mastodon Web Push; Nextcloud Social accounts
-    /// use the proxy (Apple) or Nextcloud Web Push (UnifiedPush) when the account's Nextcloud connection
-    /// is connected and its capabilities offer it; anything else is polled.
+    /// Chooses, as a pure function: Mastodon accounts use Mastodon Web Push (to an APNs relay's or a
+    /// UnifiedPush distributor's endpoint); Nextcloud Social accounts use the proxy (Apple) or Nextcloud Web Push
+    /// (UnifiedPush) when the account's Nextcloud connection is connected and its capabilities offer it (`devices`,
+    /// `webpush`); anything else — no push channel, a connection not (yet) connected, a server without those
+    /// keys — is polled. A Nextcloud Social account never gets Mastodon Web Push as well: one registration only.
     public static func choose(
         account: AccountKind, platform: Platform, nextcloud: NextcloudConnectionState
     ) -> PushRegistrationChoice {
+        if platform == .noPushService { return .none }
         switch account {
         case .mastodon:
             return .mastodonWebPush
@@ -39,6 +45,7 @@ public enum PushRegistrationChoice: Sendable, Hashable {
             switch platform {
             case .apple: return capabilities.supportsProxy ? .nextcloudProxy : .none
             case .unifiedPush: return capabilities.supportsWebPush ? .nextcloudWebPush : .none
+            case .noPushService: return .none
             }
         }
     }

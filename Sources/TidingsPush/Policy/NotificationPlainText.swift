@@ -43,6 +43,10 @@ public enum NotificationPlainText {
         var pendingSpace = false
         /// Set by a `<script>` or `<style>` tag: its text up to this end tag is dropped.
         var skipUntil: [Unicode.Scalar]?
+        /// Where a search for `>` last ran off the end: no tag can close after it, so a later `<` is text at once.
+        /// Without it, text full of `<a` rescans the rest of the input for every `<` (quadratic; found by the
+        /// FuzzNotificationPlainText target).
+        var unclosedFrom = Int.max
 
         enum SpanKind { case plain, invisible, ellipsis }
 
@@ -71,15 +75,16 @@ public enum NotificationPlainText {
             return finish()
         }
 
-        func tagEnd(from start: Int) -> Int? {
+        mutating func tagEnd(from start: Int) -> Int? {
             var cursor = start + 1
-            guard cursor < input.count,
+            guard cursor < input.count, cursor < unclosedFrom,
                 input[cursor] == "/" || input[cursor] == "!" || input[cursor].properties.isAlphabetic
             else { return nil }
             while cursor < input.count {
                 if input[cursor] == ">" { return cursor }
                 cursor += 1
             }
+            unclosedFrom = start
             return nil
         }
 

@@ -1,16 +1,20 @@
 import Foundation
 import TidingsCore
 import TidingsNet
+import TidingsPush
 import TidingsSandboxKit
 
 /// A Nextcloud server for tests, previews and apps on loopback, on the kit's `SandboxHTTPServer`: the
 /// capabilities (switches: proxy push on/off, Web Push enabled/disabled), the notifications app's proxy
-/// registration (`/ocs/v2.php/apps/notifications/api/v2/push`) and a push-proxy stand-in (`/devices`) on
-/// the same origin. ``createNotification(app:subject:)`` and ``removeNotification(_:)`` send what a real
-/// server sends: the subject RSA-encrypted to the device key, signed by the account key, delivered by the
-/// proxy to the device's push token, which here is a URL (a loopback receiver) given to the `deliver` closure.
+/// registration (`/ocs/v2.php/apps/notifications/api/v2/push`), a push-proxy stand-in (`/devices`) on the same
+/// origin, the Web Push endpoints (`…/api/v2/webpush`, `…/vapid`, `…/activate`) and the Social app's
+/// Mastodon-compatible notifications list (`/index.php/apps/social/api/v1/notifications`).
 ///
-/// Not yet: the Web Push endpoints (`…/api/v2/webpush…`) answer 404.
+/// ``createNotification(app:subject:objectType:objectID:author:)`` and the removals send what a real server
+/// sends, with nothing faked between: through the proxy, the subject RSA-encrypted to the device key and signed by
+/// the account key, POSTed by the proxy stand-in to the device's push token (a URL, e.g. a
+/// ``NextcloudSandboxPushReceiver``); through Web Push, the same JSON encrypted with RFC 8291 `aes128gcm` and
+/// VAPID-signed (the Mastodon sandbox's sender) to the subscription's endpoint, once it is activated.
 public final class NextcloudSandboxServer: Sendable {
     /// Delivers one proxy push: the push token (a URL) and the JSON body `{"subject", "signature"}`.
     public typealias Deliver = @Sendable (_ pushToken: String, _ body: Data) async -> Void
@@ -22,23 +26,32 @@ public final class NextcloudSandboxServer: Sendable {
     /// The account's app password (what `Authorization: Basic` must carry).
     public let appPassword: String
     let state: NextcloudSandboxState
-    private let deliver: Deliver
+    let pusher: NextcloudSandboxPusher
 
-    /// A sandbox with one account; `deliver` receives every proxy push.
+    /// A sandbox with one account.
     ///
-    /// - Throws: `CryptoError` if the account key cannot be generated.
+    /// - Parameters:
+    ///   - deliver: when given, receives every proxy push in process instead of an HTTP POST to the push token
+    ///     (a trailing closure lands here, as before HTTP delivery existed).
+    ///   - transport: what the proxy stand-in and the Web Push sender POST through (loopback HTTP by default).
+    ///   - onDelivery: sees every HTTP delivery as it is recorded (a CLI prints it).
+    /// - Throws: `CryptoError` if the account's RSA key or the VAPID key cannot be generated.
     public init(
         user: String = "ada", appPassword: String = "sandbox-app-password",
         faults: SandboxFaultSwitch = SandboxFaultSwitch(), log: SandboxRequestLog = SandboxRequestLog(),
-        deliver: @escaping Deliver
+        deliver: Deliver? = nil,
+        transport: @escaping MastodonSandboxPushSender.Transport = { try await HTTPClient().response(for: $0) },
+        onDelivery: (@Sendable (MastodonSandboxPushSender.Delivery) -> Void)? = nil
     ) throws {
         self.user = user
         self.appPassword = appPassword
-        self.deliver = deliver
         let state = NextcloudSandboxState(
             user: user, appPassword: appPassword, userKey: try TidingsCrypto.RSA.PrivateKey())
         self.state = state
-        http = SandboxHTTPServer(router: Self.router(state), faults: faults, log: log)
+        let pusher = try NextcloudSandboxPusher(
+            state: state, transport: transport, deliver: deliver, onDelivery: onDelivery)
+        self.pusher = pusher
+        http = SandboxHTTPServer(router: Self.router(state, pusher), faults: faults, log: log)
     }
 
     /// Switches proxy push (`devices` in the capabilities, pushes sent) and Web Push (`webpush`).
@@ -46,119 +59,75 @@ public final class NextcloudSandboxServer: Sendable {
         await state.setSwitches(push: push, webPush: webPush)
     }
 
-    /// Creates a notification and pushes it to the registered device; returns its `nid`.
+    /// The VAPID public key (base64url, uncompressed P-256) that signs every Web Push.
+    public var vapidPublicKey: String { WebPushBase64URL.encode(pusher.vapidKey.publicKey.x963Representation) }
+
+    /// Every push delivery attempted over HTTP (proxy and Web Push, activations included), in finishing order.
+    public var deliveries: [MastodonSandboxPushSender.Delivery] { pusher.sent.items }
+
+    /// The deliveries once `count` have finished, or those finished when `timeout` passes.
+    public func deliveries(count: Int, timeout: Duration = .seconds(30)) async -> [MastodonSandboxPushSender.Delivery] {
+        await pusher.sent.wait(for: count, timeout: timeout)
+    }
+
+    /// Whether the server still holds a proxy device, and whether the proxy stand-in still holds a push token:
+    /// after a sign-out both are false.
+    public var proxyRegistration: (server: Bool, proxy: Bool) {
+        get async { (await state.hasDevice, await state.proxyHoldsTokens) }
+    }
+
+    /// Creates a notification and pushes it to the registered device and the active Web Push subscription;
+    /// returns its `nid`. A Social notification (`app` `social`) also joins the Social app's notifications list,
+    /// and its push names only an object hash (`objectID`, made up when nil), as the Social app's do.
     @discardableResult
-    public func createNotification(app: String, subject: String) async -> Int64 {
-        let nid = await state.createNotification(app: app, subject: subject)
-        await push(.object(["nid": .int(nid), "app": .string(app), "subject": .string(subject)]))
-        return nid
+    public func createNotification(
+        app: String, subject: String, objectType: String? = nil, objectID: String? = nil, author: String? = nil
+    ) async -> Int64 {
+        await Self.createNotification(
+            state, pusher, app: app, subject: subject, objectType: objectType, objectID: objectID, author: author)
+    }
+
+    static func createNotification(
+        _ state: NextcloudSandboxState, _ pusher: NextcloudSandboxPusher, app: String, subject: String,
+        objectType: String?, objectID: String?, author: String?
+    ) async -> Int64 {
+        let social = app == "social"
+        let type = objectType ?? (social ? "mention" : nil)
+        let id = objectID ?? (social ? objectHash() : nil)
+        let notification = await state.createNotification(
+            app: app, subject: subject, objectType: type, objectID: id, author: author)
+        var payload: [String: JSONValue] = [
+            "nid": .int(notification.nid), "app": .string(app), "subject": .string(subject),
+        ]
+        if let type { payload["type"] = .string(type) }
+        if let id { payload["id"] = .string(id) }
+        await pusher.push(payload, app: app)
+        return notification.nid
     }
 
     /// Removes a notification (read elsewhere) and pushes the silent `delete`.
     public func removeNotification(_ nid: Int64) async {
-        guard await state.removeNotification(nid) else { return }
-        await push(.object(["delete": .bool(true), "nid": .int(nid)]))
+        guard !(await state.removeNotifications([nid])).isEmpty else { return }
+        await push(["delete": .bool(true), "nid": .int(nid)], app: nil)
     }
 
-    /// What a server does per push: encrypt to the device key (PKCS#1 v1.5, as Nextcloud does), sign
-    /// the encrypted bytes with the account key (SHA-512), hand both to the proxy, which forwards them.
-    private func push(_ subject: JSONValue) async {
-        guard let target = await state.pushTarget(),
-            let block = try? target.device.publicKey.encrypt(Array(subject.jsonData()), padding: .pkcs1v15),
-            let signature = try? state.userKey.signatureSHA512PKCS1(for: block)
-        else { return }
-        let body: JSONValue = .object([
-            "subject": .string(Data(block).base64EncodedString()),
-            "signature": .string(Data(signature).base64EncodedString()),
-        ])
-        await deliver(target.pushToken, body.jsonData())
+    /// Removes several notifications and pushes one silent `delete-multiple` naming those that existed.
+    public func removeNotifications(_ nids: [Int64]) async {
+        let removed = await state.removeNotifications(nids)
+        guard !removed.isEmpty else { return }
+        await push(["delete-multiple": .bool(true), "nids": .array(removed.map { .int($0) })], app: nil)
     }
 
-    // MARK: Routes
-
-    private static let pushPath = "/ocs/v2.php/apps/notifications/api/v2/push"
-
-    private static func router(_ state: NextcloudSandboxState) -> SandboxHTTPRouter {
-        var router = SandboxHTTPRouter()
-        router.add("GET", "/ocs/v2.php/cloud/capabilities") { request in
-            guard await authorized(request, state) else { return ocs(status: 401, data: [:]) }
-            var push: [JSONValue] = []
-            if await state.pushEnabled { push += ["devices", "object-data", "delete"] }
-            if await state.webPushEnabled { push.append("webpush") }
-            return ocs(
-                status: 200, data: ["capabilities": .object(["notifications": .object(["push": .array(push)])])])
-        }
-        router.add("POST", pushPath) { request in
-            guard await authorized(request, state) else { return ocs(status: 401, data: [:]) }
-            guard let body = try? JSONValue(parsing: [UInt8](request.body)),
-                let hash = body["pushTokenHash"]?.stringValue, let key = body["devicePublicKey"]?.stringValue,
-                body["proxyServer"]?.stringValue != nil
-            else { return ocs(status: 400, data: ["message": "INVALID_DEVICE_KEY"]) }
-            do {
-                let (status, device) = try await state.registerDevice(pushTokenHash: hash, devicePublicKey: key)
-                let signature = try state.userKey.signatureSHA512PKCS1(for: Array(device.deviceIdentifier.utf8))
-                return ocs(
-                    status: status,
-                    data: [
-                        "publicKey": .string(state.userKey.publicKey.pemRepresentation),
-                        "deviceIdentifier": .string(device.deviceIdentifier),
-                        "signature": .string(Data(signature).base64EncodedString()),
-                    ])
-            } catch let refusal as NextcloudSandboxRefusal {
-                return ocs(status: 400, data: ["message": .string(refusal.code)])
-            } catch {
-                return ocs(status: 500, data: [:])
-            }
-        }
-        router.add("DELETE", pushPath) { request in
-            guard await authorized(request, state) else { return ocs(status: 401, data: [:]) }
-            return ocs(status: await state.unregisterDevice(), data: [:])
-        }
-        // The push-proxy stand-in: it checks the device identifier's signature by the user key, as the
-        // real proxy does, and never sees the Nextcloud login.
-        router.add("POST", "/devices") { request in
-            guard let fields = proxyFields(request, state) else { return .text("", status: 400) }
-            guard let token = try? JSONValue(parsing: [UInt8](request.body))["pushToken"]?.stringValue else {
-                return .text("", status: 400)
-            }
-            await state.proxyRegister(deviceIdentifier: fields, pushToken: token)
-            return .text("", status: 200)
-        }
-        router.add("DELETE", "/devices") { request in
-            guard let identifier = proxyFields(request, state) else { return .text("", status: 400) }
-            return .text("", status: await state.proxyUnregister(deviceIdentifier: identifier) ? 200 : 403)
-        }
-        return router
+    /// Removes every notification of the account and pushes the silent `delete-all`.
+    public func removeAllNotifications() async {
+        guard await state.removeAllNotifications() else { return }
+        await push(["delete-all": .bool(true)], app: nil)
     }
 
-    /// The proxy request's device identifier when its signature verifies with the user key given.
-    private static func proxyFields(_ request: SandboxHTTPRequest, _ state: NextcloudSandboxState) -> String? {
-        guard let body = try? JSONValue(parsing: [UInt8](request.body)),
-            let identifier = body["deviceIdentifier"]?.stringValue,
-            let signatureText = body["deviceIdentifierSignature"]?.stringValue,
-            let keyText = body["userPublicKey"]?.stringValue,
-            let key = try? TidingsCrypto.RSA.PublicKey(pemRepresentation: keyText),
-            let signature = Data(base64Encoded: signatureText),
-            key.isValidSignatureSHA512PKCS1([UInt8](signature), for: Array(identifier.utf8))
-        else { return nil }
-        return identifier
-    }
+    private func push(_ fields: [String: JSONValue], app: String?) async { await pusher.push(fields, app: app) }
 
-    private static func authorized(_ request: SandboxHTTPRequest, _ state: NextcloudSandboxState) async -> Bool {
-        let expected = "Basic " + Data("\(state.user):\(state.appPassword)".utf8).base64EncodedString()
-        return request.headers["Authorization"] == expected && request.headers["OCS-APIRequest"] == "true"
-    }
-
-    private static func ocs(status: Int, data: [String: JSONValue]) -> SandboxHTTPResponse {
-        let body: JSONValue = .object([
-            "ocs": .object([
-                "meta": .object(["status": .string(status < 300 ? "ok" : "failure"), "statuscode": .int(Int64(status))]
-                ),
-                "data": .object(data),
-            ])
-        ])
-        var response = SandboxHTTPResponse(status: status, body: body.jsonData())
-        response.headers["Content-Type"] = "application/json"
-        return response
+    /// A Social object hash: 40 hex digits, like the Social app's object IDs, never a status ID.
+    private static func objectHash() -> String {
+        TidingsCrypto.SecureRandom.bytes(20).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -16,7 +16,10 @@ import TidingsSandboxKit
 let sandboxCommand = Command(
     name: "sandbox",
     abstract: "Serve a backend's sandbox on 127.0.0.1 until interrupted, for an app or simulator to connect to.",
-    subcommands: [sandboxKecalekCommand, sandboxMastodonCommand, sandboxYpChatCommand, sandboxOpenMatesCommand]
+    subcommands: [
+        sandboxKecalekCommand, sandboxMastodonCommand, sandboxYpChatCommand, sandboxOpenMatesCommand,
+        sandboxNextcloudCommand,
+    ]
 )
 
 let portOption = OptionSpec.value("--port", "n", help: "The port on 127.0.0.1 (default: a free one).")

@@ -52,7 +52,16 @@ final class OpenMatesClientHarness {
         }
     }
 
-    func untilSynced() async -> Bool { await untilStatus { $0.sync == .complete } }
+    /// Reads changes until the sync is complete now. A `.status(complete)` read from the stream may be one
+    /// published before a reset (a later status change of a finished sync is buffered behind it), so each one
+    /// is checked against the client's current status: after ``OpenMatesClient/resetLocalStore()`` that is
+    /// pending until the new sync completes.
+    func untilSynced() async -> Bool {
+        while await untilStatus({ $0.sync == .complete }) {
+            if await client.status.sync == .complete { return true }
+        }
+        return false
+    }
 
     func received(_ type: String) async -> [OpenMatesEnvelope] { await server.received.filter { $0.type == type } }
     func sent(_ type: String) async -> [OpenMatesEnvelope] { await server.sent.filter { $0.type == type } }

@@ -181,12 +181,20 @@ public actor OpenMatesClient {
     /// Starts the local store over on purpose (``OpenMatesStore/resetLocalStore()``, pending actions kept) and,
     /// when connected, syncs again from nothing.
     ///
+    /// When it returns, ``status`` is pending (connected or not) and stays so until a sync requested after the
+    /// reset completes with the server's chats; a `.status` change published before the call may still be
+    /// buffered in a subscriber's stream, so a waiter checks ``status`` rather than the first complete it reads.
+    ///
     /// - Throws: ``OpenMatesError/store``.
     public func resetLocalStore() async throws(OpenMatesError) {
         do { try store.resetLocalStore() } catch {
             throw OpenMatesError(.store, operation: "resetLocalStore", detail: "\(error)")
         }
         applier = OpenMatesSyncApplier()
+        // The status turns pending before anyone hears of the emptied store, connected or not: a "complete"
+        // from before the reset describes chats that are gone (a UI or a waiter would trust an empty list).
+        tracker.storeReset()
+        publishStatus()
         broadcaster.publish(.storeChanged)
         if let channel { await requestSync(on: channel) }
     }

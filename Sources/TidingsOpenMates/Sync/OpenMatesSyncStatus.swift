@@ -97,6 +97,13 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
         status.sync = .pending
     }
 
+    /// The local store was emptied on purpose (``OpenMatesClient/resetLocalStore()``): whatever completed
+    /// before is about the old store, so sync is pending (also while offline) until a new request completes.
+    public mutating func storeReset() {
+        completeReceived = false
+        status.sync = .pending
+    }
+
     /// Applies one signal; `storedChatCount` is the store's chat count after the event's changes.
     public mutating func apply(_ signal: OpenMatesSyncSignal, storedChatCount: Int) {
         switch signal {

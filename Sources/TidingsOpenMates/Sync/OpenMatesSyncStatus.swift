@@ -86,6 +86,9 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
         status.lastError = reason
     }
 
+    /// Records an error the UI may show (``OpenMatesSyncStatus/lastError``); nothing else changes.
+    public mutating func noteError(_ message: String) { status.lastError = message }
+
     /// The client stopped (closed, logged out).
     public mutating func stopped() {
         status.connectionStatus = .disconnected

@@ -16,7 +16,7 @@ extension OpenMatesSandboxServer {
         received.append(envelope)
         let payload = envelope.payload
         switch envelope.type {
-        case "ping": emit(id, "pong", [:])
+        case "ping": if !variant.unansweredPings { emit(id, "pong", [:]) }
         case "pong": break
         case "sync_status_request", "request_cache_status":
             emit(

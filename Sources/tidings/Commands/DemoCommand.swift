@@ -38,4 +38,5 @@ let demoParts: [DemoPart] = [
     kecalekDemoPart,
     mastodonDemoPart,
     ypchatDemoPart,
+    openMatesDemoPart,
 ]

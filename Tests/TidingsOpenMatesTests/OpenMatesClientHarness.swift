@@ -63,6 +63,23 @@ final class OpenMatesClientHarness {
         return false
     }
 
+    /// Lets `duration` of virtual time pass with a live server: in steps of 5 s, each app ping's pong handled
+    /// before time goes on. A jump past a ping and its pong deadline in one go would leave the client no chance
+    /// to read the pong (the server answered; the client had not run yet) and it would, rightly by its clock,
+    /// take the connection for dead.
+    func advanceAnsweringPings(by duration: Duration) async {
+        var remaining = duration
+        while remaining > .zero {
+            let step = min(remaining, .seconds(5))
+            await clock.advance(by: step)
+            remaining -= step
+            _ = await eventually {
+                let traffic = await client.traffic
+                return traffic.received["pong", default: 0] >= traffic.sent["ping", default: 0]
+            }
+        }
+    }
+
     func received(_ type: String) async -> [OpenMatesEnvelope] { await server.received.filter { $0.type == type } }
     func sent(_ type: String) async -> [OpenMatesEnvelope] { await server.sent.filter { $0.type == type } }
 }

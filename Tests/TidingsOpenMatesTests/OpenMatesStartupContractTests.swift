@@ -84,7 +84,7 @@ import TidingsSandbox
         #expect(await eventually { await !harness.received("sync_status_request").isEmpty })
         #expect(await eventually { await !harness.sent("phased_sync_complete").isEmpty })
         // The completion arrived, but none of the 5 chats did: still syncing, and time does not change that.
-        await harness.clock.advance(by: .seconds(3600))
+        await harness.advanceAnsweringPings(by: .seconds(3600))
         let status = await harness.client.status
         #expect(status.sync == .pending && status.syncingIndicator)
         #expect(status.connectionStatus == .connected)
@@ -98,7 +98,7 @@ import TidingsSandbox
         await harness.server.setVariant(variant)
         await harness.client.start()
         #expect(await eventually { await harness.client.status.cacheIsPrimed == false })
-        await harness.clock.advance(by: .seconds(600))
+        await harness.advanceAnsweringPings(by: .seconds(600))
         #expect(await harness.client.status.syncingIndicator)
         #expect(try harness.store.chatList().isEmpty)
         await harness.server.primeCache()

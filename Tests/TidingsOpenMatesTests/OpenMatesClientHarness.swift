@@ -52,7 +52,33 @@ final class OpenMatesClientHarness {
         }
     }
 
-    func untilSynced() async -> Bool { await untilStatus { $0.sync == .complete } }
+    /// Reads changes until the sync is complete now. A `.status(complete)` read from the stream may be one
+    /// published before a reset (a later status change of a finished sync is buffered behind it), so each one
+    /// is checked against the client's current status: after ``OpenMatesClient/resetLocalStore()`` that is
+    /// pending until the new sync completes.
+    func untilSynced() async -> Bool {
+        while await untilStatus({ $0.sync == .complete }) {
+            if await client.status.sync == .complete { return true }
+        }
+        return false
+    }
+
+    /// Lets `duration` of virtual time pass with a live server: in steps of 5 s, each app ping's pong handled
+    /// before time goes on. A jump past a ping and its pong deadline in one go would leave the client no chance
+    /// to read the pong (the server answered; the client had not run yet) and it would, rightly by its clock,
+    /// take the connection for dead.
+    func advanceAnsweringPings(by duration: Duration) async {
+        var remaining = duration
+        while remaining > .zero {
+            let step = min(remaining, .seconds(5))
+            await clock.advance(by: step)
+            remaining -= step
+            _ = await eventually {
+                let traffic = await client.traffic
+                return traffic.received["pong", default: 0] >= traffic.sent["ping", default: 0]
+            }
+        }
+    }
 
     func received(_ type: String) async -> [OpenMatesEnvelope] { await server.received.filter { $0.type == type } }
     func sent(_ type: String) async -> [OpenMatesEnvelope] { await server.sent.filter { $0.type == type } }

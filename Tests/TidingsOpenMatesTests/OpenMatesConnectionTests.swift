@@ -71,6 +71,37 @@ import TidingsSandbox
         #expect(await eventually { await harness.sent("pong").count == 2 })
     }
 
+    @Test func aServerThatStopsAnsweringPingsIsDeadWithinTheIntervalPlusThePongDeadlineAndSyncsAgain() async throws {
+        let harness = try OpenMatesClientHarness()
+        await harness.server.seed(parents: 3)
+        await harness.client.start()
+        #expect(await harness.untilSynced())
+        // Answered pings keep the connection: two full cycles, one connection.
+        for count in 1...2 {
+            #expect(await harness.clock.waitForSleepers(1))
+            await harness.clock.advance(by: .seconds(25))
+            #expect(await eventually { await harness.client.traffic.received["pong"] == count })
+        }
+        #expect(await harness.server.connectionsAccepted == 1)
+        var variant = OpenMatesSandboxVariant()
+        variant.unansweredPings = true
+        await harness.server.setVariant(variant)
+        #expect(await harness.clock.waitForSleepers(1))
+        await harness.clock.advance(by: .seconds(25))
+        #expect(await eventually { await harness.received("ping").count == 3 })
+        // The pong deadline (10 s) has not passed: still connected.
+        await harness.clock.advance(by: .seconds(9))
+        #expect(await harness.client.status.connectionStatus == .connected)
+        await harness.clock.advance(by: .seconds(1))
+        #expect(await harness.untilStatus { $0.connectionStatus == .reconnecting(attempt: 1) })
+        #expect(await harness.clock.waitForSleepers(1))
+        await harness.clock.advance(by: .seconds(1))
+        #expect(await harness.untilSynced())
+        #expect(await harness.server.connectionsAccepted == 2)
+        #expect(await harness.received("phased_sync_request").count == 2)
+        await harness.client.close()
+    }
+
     @Test func crossDeviceMessagesAndDeletionsReachTheStore() async throws {
         let harness = try OpenMatesClientHarness()
         await harness.server.seed(parents: 3, messagesEach: 2)

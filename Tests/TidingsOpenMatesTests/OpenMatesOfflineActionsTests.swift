@@ -179,6 +179,56 @@ import TidingsSandbox
         await harness.client.close()
     }
 
+    /// Waits until `count` actions failed for good.
+    private static func failures(_ harness: OpenMatesClientHarness, count: Int) async -> [OpenMatesPendingAction] {
+        var failed: [OpenMatesPendingAction] = []
+        _ = await harness.until { change in
+            if case .actionFailed(let action, _) = change { failed.append(action) }
+            return failed.count == count
+        }
+        return failed
+    }
+
+    @Test func aFailedPinOnAChatTheServerHasPinnedLeavesItPinned() async throws {
+        let server = OpenMatesSandboxServer()
+        await server.seed(parents: 3)
+        var pinned = try #require(await server.chats["chat-001"])
+        pinned.pinned = true
+        await server.put(pinned)
+        let harness = try OpenMatesClientHarness(server: server)
+        await harness.client.start()
+        #expect(await harness.untilSynced())
+        #expect(try harness.store.chat("chat-001")?.chat.pinned == true)
+        var variant = OpenMatesSandboxVariant()
+        variant.refusedActions = ["pin_chat", "hide_chat"]
+        await server.setVariant(variant)
+        try await harness.client.setPinned(true, chatID: "chat-001")
+        try await harness.client.setHidden(false, chatID: "chat-002")
+        #expect(await Self.failures(harness, count: 2).map(\.kind) == [.pinChat, .hideChat])
+        // Undoing restores what the server said, not the opposite of what was asked.
+        #expect(try harness.store.chat("chat-001")?.chat.pinned == true)
+        #expect(try harness.store.chat("chat-002")?.chat.hidden == false)
+        await harness.client.close()
+    }
+
+    @Test func twoFailedActionsOnOneFlagRestoreTheServersValue() async throws {
+        let (harness, transport) = try await Self.online()
+        var variant = OpenMatesSandboxVariant()
+        variant.refusedActions = ["archive_chat"]
+        await harness.server.setVariant(variant)
+        await Self.goOffline(harness, transport)
+        try await harness.client.setArchived(true, chatID: "chat-000")
+        try await harness.client.setArchived(false, chatID: "chat-000")
+        #expect(try harness.store.chat("chat-000")?.chat.archived == false)
+        await Self.reconnect(harness, transport)
+        #expect(await Self.failures(harness, count: 2).map(\.kind) == [.archiveChat, .archiveChat])
+        // Neither was applied: the chat shows the server's value (not the opposite of the last one asked for).
+        #expect(try harness.store.chat("chat-000")?.chat.archived == false)
+        #expect(try harness.store.pendingActions().isEmpty)
+        #expect(await harness.server.chats["chat-000"]?.archived == false)
+        await harness.client.close()
+    }
+
     @Test func anUnansweredActionCountsATryOnTheClockAndFailsAfterThree() async throws {
         let (harness, _) = try await Self.online()
         var variant = OpenMatesSandboxVariant()

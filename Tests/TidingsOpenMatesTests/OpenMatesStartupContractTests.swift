@@ -84,7 +84,7 @@ import TidingsSandbox
         #expect(await eventually { await !harness.received("sync_status_request").isEmpty })
         #expect(await eventually { await !harness.sent("phased_sync_complete").isEmpty })
         // The completion arrived, but none of the 5 chats did: still syncing, and time does not change that.
-        await harness.clock.advance(by: .seconds(3600))
+        await harness.advanceAnsweringPings(by: .seconds(3600))
         let status = await harness.client.status
         #expect(status.sync == .pending && status.syncingIndicator)
         #expect(status.connectionStatus == .connected)
@@ -98,7 +98,7 @@ import TidingsSandbox
         await harness.server.setVariant(variant)
         await harness.client.start()
         #expect(await eventually { await harness.client.status.cacheIsPrimed == false })
-        await harness.clock.advance(by: .seconds(600))
+        await harness.advanceAnsweringPings(by: .seconds(600))
         #expect(await harness.client.status.syncingIndicator)
         #expect(try harness.store.chatList().isEmpty)
         await harness.server.primeCache()
@@ -125,6 +125,57 @@ import TidingsSandbox
         try await second.client.resetLocalStore()
         #expect(await second.untilSynced())
         #expect(try second.store.chatList().map(\.chatID) == before)
+    }
+
+    /// The flake of `clearingTheLocalStoreAndRelaunchingRecoversEveryChat`, pinned: a finished sync publishes
+    /// a second complete status when `sync_status_response` lands after `phased_sync_complete`; that one was
+    /// still buffered when the test reset the store, and a wait that trusted it returned before the new sync.
+    /// Here the late complete is forced into the stream and the server holds the new sync (cold cache).
+    @Test func aCompleteStatusBufferedBeforeAResetDoesNotEndTheWaitForTheNewSync() async throws {
+        let harness = try OpenMatesClientHarness()
+        await harness.server.seed(parents: 14, messagesEach: 2, subChatsOfNewest: 1)
+        await harness.client.start()
+        #expect(await harness.untilSynced())
+        let before = try harness.store.chatList().map(\.chatID)
+        // The sync_status_response after phased_sync_complete has been applied: a second complete is queued.
+        #expect(await eventually { await harness.client.status.cacheIsPrimed == true })
+        var variant = OpenMatesSandboxVariant()
+        variant.coldCache = true
+        await harness.server.setVariant(variant)
+        try await harness.client.resetLocalStore()
+        #expect(await harness.client.status.sync == .pending)
+        // The server holds the new request (cold cache): nothing but the stale complete can end a wait now.
+        #expect(await harness.received("phased_sync_request").count == 2)
+        #expect(try harness.store.chatList().isEmpty)
+        await harness.server.primeCache()
+        #expect(await harness.untilSynced())
+        #expect(try harness.store.chatList().map(\.chatID) == before)
+    }
+
+    @Test func resettingTheStoreWhileOfflineMakesTheSyncPendingAtOnce() async throws {
+        var transport: RefusableOpenMatesTransport?
+        let harness = try OpenMatesClientHarness(transport: { base in
+            let refusable = RefusableOpenMatesTransport(base)
+            transport = refusable
+            return refusable
+        })
+        let refusable = try #require(transport)
+        await harness.server.seed(parents: 4)
+        await harness.client.start()
+        #expect(await harness.untilSynced())
+        refusable.refusing = true
+        await harness.server.dropAllConnections()
+        #expect(await harness.untilStatus { $0.connectionStatus == .reconnecting(attempt: 1) })
+        try await harness.client.resetLocalStore()
+        // Nothing is stored and no sync can run: the indicator is on, not a "complete" about the old store.
+        let status = await harness.client.status
+        #expect(status.sync == .pending && status.syncingIndicator)
+        #expect(try harness.store.chatList().isEmpty)
+        refusable.refusing = false
+        #expect(await harness.clock.waitForSleepers(1))
+        await harness.clock.advance(by: .seconds(1))
+        #expect(await harness.untilSynced())
+        #expect(try harness.store.chatList().count == 4)
     }
 
     @Test func coldStartShowsStoredChatsBeforeTheNetwork() async throws {

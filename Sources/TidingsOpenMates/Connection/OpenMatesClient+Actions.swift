@@ -51,7 +51,9 @@ extension OpenMatesClient {
     ///   when the chat was deleted.
     @discardableResult
     public func setPinned(_ pinned: Bool, chatID: String) async throws(OpenMatesError) -> OpenMatesPendingAction {
-        try await queueFlag(.pinChat, key: "pinned", value: pinned, chatID: chatID) { $0.pinned = $1 }
+        try await queueFlag(.pinChat, key: "pinned", value: pinned, chatID: chatID, current: \.pinned) {
+            $0.pinned = $1
+        }
     }
 
     /// Archives or unarchives a chat locally at once and replays it (`archive_chat`).
@@ -62,7 +64,9 @@ extension OpenMatesClient {
     public func setArchived(_ archived: Bool, chatID: String) async throws(OpenMatesError)
         -> OpenMatesPendingAction
     {
-        try await queueFlag(.archiveChat, key: "is_archived", value: archived, chatID: chatID) { $0.archived = $1 }
+        try await queueFlag(.archiveChat, key: "is_archived", value: archived, chatID: chatID, current: \.archived) {
+            $0.archived = $1
+        }
     }
 
     /// Hides or shows a chat locally at once and replays it (`hide_chat`).
@@ -71,25 +75,35 @@ extension OpenMatesClient {
     ///   when the chat was deleted.
     @discardableResult
     public func setHidden(_ hidden: Bool, chatID: String) async throws(OpenMatesError) -> OpenMatesPendingAction {
-        try await queueFlag(.hideChat, key: "is_hidden", value: hidden, chatID: chatID) { $0.hidden = $1 }
+        try await queueFlag(.hideChat, key: "is_hidden", value: hidden, chatID: chatID, current: \.hidden) {
+            $0.hidden = $1
+        }
     }
 
     private func queueFlag(
         _ kind: OpenMatesPendingAction.Kind, key: String, value: Bool, chatID: String,
-        set: (inout OpenMatesChat, Bool) -> Void
+        current: (OpenMatesChat) -> Bool, set: (inout OpenMatesChat, Bool) -> Void
     ) async throws(OpenMatesError) -> OpenMatesPendingAction {
         let stored: OpenMatesChat?
-        do { stored = try store.chat(chatID)?.chat } catch {
+        let earlier: OpenMatesPendingAction?
+        do {
+            stored = try store.chat(chatID)?.chat
+            earlier = try store.pendingActions().first { $0.kind == kind && $0.chatID == chatID }
+        } catch {
             throw OpenMatesError(.store, operation: kind.rawValue, detail: "\(error)")
         }
         // A chat that is not stored (deleted, or never synced) gets no row: an action never creates one.
         var changes: [OpenMatesStoreChange] = []
+        var payload: [String: JSONValue] = [key: .bool(value)]
         if var chat = stored {
+            // The value before the first queued action on this flag: a later action's "before" is only the
+            // earlier action's wish, which the server may refuse.
+            let before = earlier?.payload.omBool(OpenMatesPendingAction.valueBeforeKey) ?? current(chat)
+            payload[OpenMatesPendingAction.valueBeforeKey] = .bool(before)
             set(&chat, value)
             changes.append(.upsertChat(chat))
         }
-        return try await queue(
-            OpenMatesPendingAction(kind: kind, chatID: chatID, payload: [key: .bool(value)]), changes)
+        return try await queue(OpenMatesPendingAction(kind: kind, chatID: chatID, payload: payload), changes)
     }
 
     private func queue(_ action: OpenMatesPendingAction, _ changes: [OpenMatesStoreChange]) async throws(OpenMatesError)

@@ -60,12 +60,14 @@ extension OpenMatesClient {
         hydrationInFlight.removeAll()
         if !hydrationWanted.isEmpty { scheduleHydration() }
         await replayNextAction()
+        pongAwaited = false
         let interval = configuration.pingInterval
-        pingTask = Task { [clock] in
-            while !Task.isCancelled {
-                do { try await clock.sleep(for: interval) } catch { return }
-                await self.send(.ping, on: open)
-            }
+        let deadline = configuration.pongTimeout
+        // A ping every `interval`; `deadline` after each, a missing pong ends the connection. A socket can stay
+        // open while the server behind it is gone, so only its answer proves the connection alive.
+        let timeline = Self.timeline(on: clock)
+        pingTask = Task {
+            await Self.keepAlive(self, open, timeline: timeline, interval: interval, deadline: deadline)
         }
         do {
             for try await frame in open.inbound {
@@ -85,6 +87,41 @@ extension OpenMatesClient {
         await actionTryEnded(reason: "the connection ended before the server answered")
     }
 
+    /// Pings at `interval`, `2 × interval`, … from now; `deadline` after each, a missing pong ends the connection.
+    /// Deadlines are absolute, so a late wake-up does not push the next ping back.
+    private nonisolated static func timeline(on clock: any Clock<Duration>) -> Timeline { Timeline(clock) }
+
+    private static func keepAlive(
+        _ client: OpenMatesClient, _ open: OpenMatesChannel, timeline: Timeline, interval: Duration,
+        deadline: Duration
+    ) async {
+        var next = interval
+        do {
+            while !Task.isCancelled {
+                try await timeline.sleep(until: next)
+                await client.sendPing(on: open)
+                try await timeline.sleep(until: next + deadline)
+                guard await client.connectionAnsweredPing(open) else { return }
+                next += interval
+            }
+        } catch {}
+    }
+
+    private func sendPing(on open: OpenMatesChannel) async {
+        pongAwaited = true
+        await send(.ping, on: open)
+    }
+
+    /// Whether the ping was answered; when not, closes the connection, which ends ``serve(_:)`` and reconnects.
+    private func connectionAnsweredPing(_ open: OpenMatesChannel) async -> Bool {
+        guard pongAwaited else { return true }
+        guard !stopped, channel != nil else { return false }
+        logger.info("no pong within \(configuration.pongTimeout): the connection is taken for dead")
+        tracker.noteError("the server stopped answering pings")
+        await open.close()
+        return false
+    }
+
     /// Decodes one frame, applies its plan in one transaction and acts on its signals.
     func handle(_ frame: String, on open: OpenMatesChannel) async {
         let envelope: OpenMatesEnvelope
@@ -98,7 +135,9 @@ extension OpenMatesClient {
         case .ping:
             await send(.pong, on: open)
             return
-        case .pong: return
+        case .pong:
+            pongAwaited = false
+            return
         case .unknown(let type):
             logger.info("ignored unknown event \(type)")
             return

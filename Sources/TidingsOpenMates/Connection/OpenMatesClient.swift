@@ -13,8 +13,9 @@ import TidingsNet
 /// - Each event's store changes are one transaction (``OpenMatesStore/apply(_:)``).
 /// - A lost connection is reopened after a full-jitter backoff (1 → 30 s by default) on the injected clock;
 ///   after ``Configuration/maximumReconnectAttempts`` failed attempts in a row the status is `failed`.
-/// - App-level pings go out every ``Configuration/pingInterval`` on the clock; the server's pings are
-///   answered with pongs.
+/// - App-level pings go out every ``Configuration/pingInterval`` on the clock; one left without a `pong` for
+///   ``Configuration/pongTimeout`` ends the connection (then reconnect and a new `phased_sync_request`); the
+///   server's pings are answered with pongs.
 /// - `force_logout` erases the store (pending actions and keys included) and stops the client.
 /// - Offline actions (``sendMessage(chatID:messageID:role:encryptedContent:createdAt:)``, …) replay in order on
 ///   every connection, one at a time, each confirmed by the server's echo or failed explicitly after
@@ -40,6 +41,9 @@ public actor OpenMatesClient {
         public var maximumReconnectAttempts: Int
         /// How often an app-level `ping` is sent.
         public var pingInterval: Duration
+        /// How long a `ping` may stay without a `pong` before the connection is taken for dead, closed and
+        /// reopened (at most ``pingInterval``): a silent server is noticed within `pingInterval + pongTimeout`.
+        public var pongTimeout: Duration
         /// The most chats one `request_chat_content_batch` names.
         public var contentBatchSize: Int
         /// How long a hydration request may stay unanswered before it is reported failed.
@@ -50,12 +54,12 @@ public actor OpenMatesClient {
         public var maximumActionTries: Int
 
         /// The defaults: reconnect with backoff 1 → 30 s, give up after 10 attempts, ping every 25 s, 10 chats
-        /// per content batch, 30 s hydration timeout, 10 s per offline action's try, 3 tries.
+        /// per content batch, 30 s hydration timeout, 10 s per offline action's try, 3 tries, 10 s for a pong.
         public init(
             reconnects: Bool = true, reconnectBackoff: Backoff = Backoff(base: .seconds(1), cap: .seconds(30)),
             maximumReconnectAttempts: Int = 10, pingInterval: Duration = .seconds(25), contentBatchSize: Int = 10,
             hydrationTimeout: Duration = .seconds(30), actionTimeout: Duration = .seconds(10),
-            maximumActionTries: Int = 3
+            maximumActionTries: Int = 3, pongTimeout: Duration = .seconds(10)
         ) {
             self.reconnects = reconnects
             self.reconnectBackoff = reconnectBackoff
@@ -65,6 +69,7 @@ public actor OpenMatesClient {
             self.hydrationTimeout = hydrationTimeout
             self.actionTimeout = actionTimeout
             self.maximumActionTries = max(1, maximumActionTries)
+            self.pongTimeout = max(.zero, min(pongTimeout, pingInterval))
         }
     }
 
@@ -111,6 +116,8 @@ public actor OpenMatesClient {
     var channel: OpenMatesChannel?
     var runTask: Task<Void, Never>?
     var pingTask: Task<Void, Never>?
+    /// A `ping` went out on the current connection and no `pong` came back since.
+    var pongAwaited = false
     var stopped = false
     var published = OpenMatesSyncStatus()
     var hydrationWanted: Set<String> = []
@@ -183,12 +190,20 @@ public actor OpenMatesClient {
     /// Starts the local store over on purpose (``OpenMatesStore/resetLocalStore()``, pending actions kept) and,
     /// when connected, syncs again from nothing.
     ///
+    /// When it returns, ``status`` is pending (connected or not) and stays so until a sync requested after the
+    /// reset completes with the server's chats; a `.status` change published before the call may still be
+    /// buffered in a subscriber's stream, so a waiter checks ``status`` rather than the first complete it reads.
+    ///
     /// - Throws: ``OpenMatesError/store``.
     public func resetLocalStore() async throws(OpenMatesError) {
         do { try store.resetLocalStore() } catch {
             throw OpenMatesError(.store, operation: "resetLocalStore", detail: "\(error)")
         }
         applier = OpenMatesSyncApplier()
+        // The status turns pending before anyone hears of the emptied store, connected or not: a "complete"
+        // from before the reset describes chats that are gone (a UI or a waiter would trust an empty list).
+        tracker.storeReset()
+        publishStatus()
         broadcaster.publish(.storeChanged)
         if let channel { await requestSync(on: channel) }
     }

@@ -51,6 +51,10 @@ public struct OpenMatesPendingAction: Sendable, Hashable {
         self.lastError = lastError
     }
 
+    /// The payload key of a flag action's value before the first queued action on that flag (kept on the
+    /// device, never sent): what undoing restores when the server never stated the flag.
+    public static let valueBeforeKey = "local_value_before"
+
     /// The message this action concerns, when it concerns one.
     public var messageID: String? { payload.omID("message_id") }
 }

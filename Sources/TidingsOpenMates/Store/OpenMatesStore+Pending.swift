@@ -65,6 +65,7 @@ extension OpenMatesStore {
     /// message is removed, a flag goes back, and a chat whose message was deleted locally becomes
     /// metadata-only (the deleted message is not stored any more), so opening it hydrates it from the server.
     public func abandon(_ action: OpenMatesPendingAction) throws {
+        let sealing = self.sealing
         try database.write { db in
             try db.execute("DELETE FROM om_pending_actions WHERE action_id = ?", [action.id])
             switch action.kind {
@@ -76,16 +77,33 @@ extension OpenMatesStore {
                 }
             case .deleteMessage:
                 try db.execute("UPDATE om_chats SET content_v = NULL WHERE chat_id = ?", [action.chatID])
-            case .pinChat: try Self.revert("pinned", action.payload.omBool("pinned"), action.chatID, db)
-            case .archiveChat: try Self.revert("archived", action.payload.omBool("is_archived"), action.chatID, db)
-            case .hideChat: try Self.revert("hidden", action.payload.omBool("is_hidden"), action.chatID, db)
+            case .pinChat: try Self.revert(action, column: "pinned", serverKeys: ["pinned", "is_pinned"], db, sealing)
+            case .archiveChat:
+                try Self.revert(action, column: "archived", serverKeys: ["is_archived", "archived"], db, sealing)
+            case .hideChat: try Self.revert(action, column: "hidden", serverKeys: ["is_hidden", "hidden"], db, sealing)
             default: break
             }
         }
     }
 
-    private static func revert(_ column: String, _ value: Bool?, _ chatID: String, _ db: SQLiteConnection) throws {
-        guard let value else { return }
-        try db.execute("UPDATE om_chats SET \(column) = ? WHERE chat_id = ?", [Int64(value ? 0 : 1), chatID])
+    /// Puts a flag back after its action failed: to what the server last said (the chat's stored details keep
+    /// the server's records even while a pending action outranks them), else to the value before the first
+    /// queued action on the flag. While a later action on the same flag is queued, its value stays shown.
+    private static func revert(
+        _ action: OpenMatesPendingAction, column: String, serverKeys: [String], _ db: SQLiteConnection,
+        _ sealing: OpenMatesStoreSealing
+    ) throws {
+        let later =
+            try db.fetchOne(
+                Int64.self, "SELECT COUNT(*) FROM om_pending_actions WHERE chat_id = ? AND kind = ?",
+                [action.chatID, action.kind.rawValue]) ?? 0
+        guard later == 0 else { return }
+        let stored = try db.fetchOne("SELECT \(chatColumns) FROM om_chats WHERE chat_id = ?", [action.chatID]) {
+            try chat($0, sealing).0
+        }
+        guard let stored else { return }
+        let server = serverKeys.lazy.compactMap { stored.details.omBool($0) }.first
+        guard let value = server ?? action.payload.omBool(OpenMatesPendingAction.valueBeforeKey) else { return }
+        try db.execute("UPDATE om_chats SET \(column) = ? WHERE chat_id = ?", [Int64(value ? 1 : 0), action.chatID])
     }
 }

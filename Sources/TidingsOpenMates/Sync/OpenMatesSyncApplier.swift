@@ -123,7 +123,8 @@ public struct OpenMatesSyncApplier: Sendable {
         case .chatDeleted(let chatID): builder.delete(chatID)
         case .chatPinnedUpdated(let chatID, let pinned):
             guard builder.view.chats[chatID] != nil else { break }
-            builder.metadata(OpenMatesChatRecord(chatID: chatID, pinned: pinned))
+            // In `raw` too, so the details keep what the server said while a pending pin outranks it.
+            builder.metadata(OpenMatesChatRecord(chatID: chatID, pinned: pinned, raw: ["pinned": .bool(pinned)]))
         case .chatReadStatusUpdated(let chatID, let unread):
             guard builder.view.chats[chatID] != nil else { break }
             builder.metadata(OpenMatesChatRecord(chatID: chatID, unreadCount: unread))

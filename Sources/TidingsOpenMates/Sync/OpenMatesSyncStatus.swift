@@ -86,6 +86,9 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
         status.lastError = reason
     }
 
+    /// Records an error the UI may show (``OpenMatesSyncStatus/lastError``); nothing else changes.
+    public mutating func noteError(_ message: String) { status.lastError = message }
+
     /// The client stopped (closed, logged out).
     public mutating func stopped() {
         status.connectionStatus = .disconnected
@@ -93,6 +96,13 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
 
     /// A `phased_sync_request` was sent: pending until this request completes.
     public mutating func syncRequested() {
+        completeReceived = false
+        status.sync = .pending
+    }
+
+    /// The local store was emptied on purpose (``OpenMatesClient/resetLocalStore()``): whatever completed
+    /// before is about the old store, so sync is pending (also while offline) until a new request completes.
+    public mutating func storeReset() {
         completeReceived = false
         status.sync = .pending
     }

@@ -62,6 +62,7 @@ public enum OpenMatesClientRequest: Sendable, Hashable {
         case .pong: return OpenMatesEnvelope(type: "pong")
         case .action(let action):
             var payload = action.payload
+            payload[OpenMatesPendingAction.valueBeforeKey] = nil
             payload["chat_id"] = .string(action.chatID)
             payload["client_action_id"] = .string(String(action.id))
             return OpenMatesEnvelope(type: action.kind.rawValue, payload: payload)

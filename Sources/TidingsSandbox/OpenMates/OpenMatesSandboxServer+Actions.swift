@@ -19,7 +19,8 @@ extension OpenMatesSandboxServer {
             guard var message = payload["message"]?.objectValue, let messageID = message["message_id"]?.identifierValue
             else { return refuse("no message") }
             if !chat.messages.contains(where: { $0["message_id"]?.identifierValue == messageID }) {
-                now += 1
+                // The server's clock never runs behind a message it stored, so later posts sort after it.
+                now = max(now, message["created_at"]?.intValue ?? now) + 1
                 message["chat_id"] = .string(chatID)
                 chat.messages.append(message)
                 chat.messagesV += 1

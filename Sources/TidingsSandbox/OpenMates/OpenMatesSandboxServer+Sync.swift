@@ -16,7 +16,7 @@ extension OpenMatesSandboxServer {
         received.append(envelope)
         let payload = envelope.payload
         switch envelope.type {
-        case "ping": emit(id, "pong", [:])
+        case "ping": if !variant.unansweredPings { emit(id, "pong", [:]) }
         case "pong": break
         case "sync_status_request", "request_cache_status":
             emit(
@@ -56,9 +56,11 @@ extension OpenMatesSandboxServer {
         }
     }
 
-    /// Every chat in the server's order: the most recently edited first.
+    /// Every chat in the server's order: pinned chats first, then the most recently edited.
     public var orderedChats: [OpenMatesSandboxChat] {
-        chats.values.sorted { ($0.lastEdited, $1.chatID) > ($1.lastEdited, $0.chatID) }
+        chats.values.sorted {
+            ($0.pinned ? 1 : 0, $0.lastEdited, $1.chatID) > ($1.pinned ? 1 : 0, $1.lastEdited, $0.chatID)
+        }
     }
 
     func subChats(of parent: String) -> [OpenMatesSandboxChat] {

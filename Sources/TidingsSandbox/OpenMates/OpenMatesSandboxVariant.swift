@@ -27,6 +27,9 @@ public struct OpenMatesSandboxVariant: Sendable, Hashable {
     /// connection fails after the server applied it.
     public var unansweredActions: Set<String> = []
 
+    /// The app-level `ping` gets no `pong`, as from a server that died behind a socket still open.
+    public var unansweredPings = false
+
     /// The plain server.
     public init() {}
 }

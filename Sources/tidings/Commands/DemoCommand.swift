@@ -39,4 +39,5 @@ let demoParts: [DemoPart] = [
     mastodonDemoPart,
     pushDemoPart,
     ypchatDemoPart,
+    openMatesDemoPart,
 ]

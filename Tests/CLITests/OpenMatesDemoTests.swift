@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+
+@testable import tidings
+
+/// `tidings demo --only openmates`: a phased sync, a cold start from disk, a hydration on open and an offline
+/// session replayed, on a virtual clock.
+@Suite(.timeLimit(.minutes(1))) struct OpenMatesDemoTests {
+    @Test func theOpenMatesPartShowsSyncColdStartHydrationAndAnOfflineSessionReplayed() async throws {
+        let first = await Runner(root: tidingsRoot, environment: [:]).capture(["demo", "--only", "openmates"])
+        #expect(first.status == 0, "\(first.standardError)")
+        let output = first.standardOutput
+        for line in [
+            "store: 15 chats; 10 with their messages, 5 metadata-only (phase 1b fills at most 10 parents).",
+            "Relaunch, before the network: 15 chats and the messages of the first 5 from disk (0 frames sent).",
+            "Open chat-013 (metadata only): loading (0 messages shown, not final)",
+            "chat_content_batch_response arrived: loaded, 3 messages.",
+            "chat-005 first in the list: yes",
+            "send_message on chat-000: confirmed", "pin_chat on chat-005: confirmed",
+            "archive_chat on chat-002: failed, archive_chat refused (3 tries); undone",
+            "queue empty: yes; chat-002 archived: no (the server's value); "
+                + "server applied: send_message:chat-000:demo-offline-1, pin_chat:chat-005",
+        ] {
+            #expect(output.contains(line), "\(line)")
+        }
+    }
+}

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// One Engine.IO session as Socket.IO uses it: messages in, messages out, in order.
 ///
 /// Implemented by ``EngineIOClient`` over HTTP long-polling and WebSocket, and by in-memory doubles
@@ -64,48 +60,52 @@ public protocol EngineIOWebSocketFactory: Sendable {
     func connect(to url: URL, headers: [String: String]) async throws -> any EngineIOWebSocket
 }
 
-/// Polling over URLSession: simple, but slower than ``EngineIOHTTPConnectionPool`` on Linux.
-public struct URLSessionPollingHTTP: EngineIOPollingHTTP {
-    private let session: URLSession
+// Apple platforms only: on Linux URLSession lives in FoundationNetworking (libcurl), which TidingsNet does not
+// link (see ``HTTPClient``); ``EngineIOHTTPConnectionPool`` is the polling transport there.
+#if !canImport(COpenSSL)
+    /// Polling over URLSession (Apple platforms): simple, but slower than ``EngineIOHTTPConnectionPool``.
+    public struct URLSessionPollingHTTP: EngineIOPollingHTTP {
+        private let session: URLSession
 
-    /// A transport with its own ephemeral session (no shared cookies or cache).
-    public init() {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 120
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        session = URLSession(configuration: configuration)
-    }
-
-    /// Sends a GET and returns the body of a 200 response.
-    public func get(_ url: URL, headers: [String: String]) async throws -> [UInt8] {
-        var request = URLRequest(url: url)
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        return try await run(request)
-    }
-
-    /// Sends a POST with `body` and returns the body of a 200 response.
-    public func post(_ url: URL, body: [UInt8], headers: [String: String]) async throws -> [UInt8] {
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = Data(body)
-        request.setValue("text/plain; charset=UTF-8", forHTTPHeaderField: "Content-Type")
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        return try await run(request)
-    }
-
-    private func run(_ request: URLRequest) async throws -> [UInt8] {
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await session.data(for: request)
-        } catch {
-            throw EngineIOError(.transportFailed, "\(request.httpMethod ?? "GET") failed: \(error)")
+        /// A transport with its own ephemeral session (no shared cookies or cache).
+        public init() {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.timeoutIntervalForRequest = 120
+            configuration.httpCookieStorage = nil
+            configuration.urlCache = nil
+            session = URLSession(configuration: configuration)
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 200 else {
-            throw EngineIOError(.httpStatus, "HTTP \(status): \(String(decoding: data.prefix(200), as: UTF8.self))")
+
+        /// Sends a GET and returns the body of a 200 response.
+        public func get(_ url: URL, headers: [String: String]) async throws -> [UInt8] {
+            var request = URLRequest(url: url)
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            return try await run(request)
         }
-        return [UInt8](data)
+
+        /// Sends a POST with `body` and returns the body of a 200 response.
+        public func post(_ url: URL, body: [UInt8], headers: [String: String]) async throws -> [UInt8] {
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.httpBody = Data(body)
+            request.setValue("text/plain; charset=UTF-8", forHTTPHeaderField: "Content-Type")
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            return try await run(request)
+        }
+
+        private func run(_ request: URLRequest) async throws -> [UInt8] {
+            let data: Data
+            let response: URLResponse
+            do {
+                (data, response) = try await session.data(for: request)
+            } catch {
+                throw EngineIOError(.transportFailed, "\(request.httpMethod ?? "GET") failed: \(error)")
+            }
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            guard status == 200 else {
+                throw EngineIOError(.httpStatus, "HTTP \(status): \(String(decoding: data.prefix(200), as: UTF8.self))")
+            }
+            return [UInt8](data)
+        }
     }
-}
+#endif

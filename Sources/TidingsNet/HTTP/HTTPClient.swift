@@ -1,19 +1,24 @@
 import Foundation
 import TidingsCore
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// An `HTTPClient` sends requests over its own `URLSession` with its own cookies.
+/// An `HTTPClient` sends requests with its own connections and its own cookies.
+///
+/// On Linux the requests go over TidingsNet's own HTTP/1.1 transport (TCP and OpenSSL TLS on the
+/// epoll reactor, a small keep-alive pool per origin), so nothing links FoundationNetworking or
+/// libcurl; on Apple platforms, where TidingsNet has no TLS of its own, over the client's own
+/// `URLSession`. The guarantees below hold for both.
 ///
 /// Guarantees:
 /// - Cookies live in ``cookies``, private to this client: two clients (two accounts) never share a
 ///   session, and `HTTPCookieStorage.shared` is never touched. Redirect responses' cookies are kept too.
 /// - A request's ``HTTPRequest/bearerToken`` goes only into the `Authorization` header, is dropped
 ///   when a redirect leaves the request's host, and never appears in a log record or an error.
-/// - Each call is bounded by its timeout, measured on the configured clock, and honours task
-///   cancellation (the URLSession task is cancelled and `CancellationError` thrown).
+/// - Redirects (301, 302, 303, 307, 308) are followed, at most ``maximumRedirects`` of them: 303 turns
+///   any method but HEAD into a GET without body, 301 and 302 turn a POST into one, 307 and 308 keep
+///   method and body. Each hop carries the jar's cookies for its own URL.
+/// - Each call (connection, TLS handshake, request, every hop, response) is bounded by its timeout,
+///   measured on the configured clock, and honours task cancellation (`CancellationError`).
+/// - No `Accept-Encoding` is sent: bodies arrive uncompressed, as the size limit counts them.
 /// - With a ``Configuration/rateBudget``, every request first waits for its host's and its scope's
 ///   budget (``HTTPRequest/rateLimitAccount``, ``HTTPRequest/rateLimitFamily``) and every response
 ///   (429 and `Retry-After`, `X-RateLimit-*`) is recorded into that scope.
@@ -47,8 +52,8 @@ public final class HTTPClient: Sendable {
         /// A `Content-Length` past the limit fails as soon as the header arrives, before the body is
         /// read; a body of unknown length is checked as it arrives: the caller is answered and the
         /// transfer cancelled as soon as it is passed, so the download's memory stays near the limit
-        /// too, however large the body. (On Linux, URLSession may go on reading from the socket for a
-        /// while before the cancellation takes effect; what it reads is dropped.)
+        /// too, however large the body. (On Apple platforms URLSession may go on reading from the
+        /// socket for a while before the cancellation takes effect; what it reads is dropped.)
         public var maximumResponseSize: Int
 
         /// The defaults: 30 s timeout, `Tidings` user agent, no budget, the continuous clock.
@@ -71,16 +76,29 @@ public final class HTTPClient: Sendable {
         }
     }
 
+    /// The most redirects one call follows; one more fails with ``HTTPError/transport``.
+    public static let maximumRedirects = 16
+
     /// This client's cookies.
     public let cookies: HTTPCookieJar
-    private let configuration: Configuration
-    private let session: URLSession
-    private let logger: TidingsLogger
-    private let delegate: HTTPSessionDelegate
+    let configuration: Configuration
+    let logger: TidingsLogger
+    #if canImport(COpenSSL)
+        let transport: HTTP1Transport
+    #else
+        let session: URLSession
+        let delegate: HTTPSessionDelegate
+    #endif
 
-    /// Body bytes URLSession has handed this client so far, over all its requests, counted as they
-    /// arrive (for tests of ``Configuration/maximumResponseSize``).
-    package var bodyBytesReceived: Int { delegate.bytesReceived }
+    /// Body bytes received so far, over all this client's requests, counted as they arrive (for tests
+    /// of ``Configuration/maximumResponseSize``).
+    package var bodyBytesReceived: Int {
+        #if canImport(COpenSSL)
+            transport.bodyBytesReceived
+        #else
+            delegate.bytesReceived
+        #endif
+    }
 
     /// Creates a client with an empty cookie jar.
     public init(configuration: Configuration = Configuration()) {
@@ -88,22 +106,16 @@ public final class HTTPClient: Sendable {
         self.logger = configuration.logger.scoped("http")
         let cookies = HTTPCookieJar(now: configuration.now)
         self.cookies = cookies
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        // Cookies are ours alone: the session must neither read nor write any shared store.
-        sessionConfiguration.httpCookieStorage = nil
-        sessionConfiguration.httpShouldSetCookies = false
-        sessionConfiguration.httpCookieAcceptPolicy = .never
-        sessionConfiguration.urlCache = nil
-        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        // The real limit is the clock-based timeout; URLSession's own must never fire first.
-        sessionConfiguration.timeoutIntervalForRequest = 7 * 24 * 3600
-        sessionConfiguration.timeoutIntervalForResource = 7 * 24 * 3600
-        let delegate = HTTPSessionDelegate(cookies: cookies)
-        self.delegate = delegate
-        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+        #if canImport(COpenSSL)
+            transport = HTTP1Transport()
+        #else
+            (session, delegate) = Self.makeSession(cookies: cookies)
+        #endif
     }
 
-    deinit { session.finishTasksAndInvalidate() }
+    #if !canImport(COpenSSL)
+        deinit { session.finishTasksAndInvalidate() }
+    #endif
 
     /// Sends `request` and returns the response, whatever its status.
     ///
@@ -116,18 +128,14 @@ public final class HTTPClient: Sendable {
         if let budget = configuration.rateBudget {
             try await budget.acquire(host: host, account: request.rateLimitAccount, family: request.rateLimitFamily)
         }
-        let urlRequest = prepare(request)
         let timeout = request.timeout ?? configuration.timeout
-        let session = self.session
-        let delegate = self.delegate
-        let limit = configuration.maximumResponseSize
         let response: HTTPResponse
         do {
             response = try await withTimeout(
                 timeout, clock: configuration.clock,
                 timeoutError: { HTTPError(.timedOut, request: request, underlying: "no response within \(timeout)") }
-            ) {
-                try await Self.perform(urlRequest, session: session, delegate: delegate, limit: limit, request: request)
+            ) { [self] in
+                try await perform(request)
             }
         } catch let error as HTTPError {
             logger.notice("\(request.method.rawValue) \(request.url.redactedForLogs) failed: \(error.kind.name)")
@@ -184,83 +192,6 @@ public final class HTTPClient: Sendable {
         }
     }
 
-    private func prepare(_ request: HTTPRequest) -> URLRequest {
-        var urlRequest = URLRequest(url: request.url)
-        urlRequest.httpMethod = request.method.rawValue
-        urlRequest.httpShouldHandleCookies = false
-        urlRequest.timeoutInterval = 7 * 24 * 3600
-        for (name, value) in request.headers { urlRequest.addValue(value, forHTTPHeaderField: name) }
-        if let userAgent = configuration.userAgent, request.headers["User-Agent"] == nil {
-            urlRequest.setValue(userAgent, forHTTPHeaderField: "User-Agent")
-        }
-        if let token = request.bearerToken {
-            urlRequest.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        }
-        if let cookie = cookies.cookieHeader(for: request.url) {
-            let existing = request.headers["Cookie"].map { "\($0); " } ?? ""
-            urlRequest.setValue(existing + cookie, forHTTPHeaderField: "Cookie")
-        }
-        urlRequest.httpBody = request.body
-        return urlRequest
-    }
-
-    private static func perform(
-        _ urlRequest: URLRequest, session: URLSession, delegate: HTTPSessionDelegate, limit: Int, request: HTTPRequest
-    ) async throws -> HTTPResponse {
-        // No completion handler: a task with one would not report its body to the delegate, which
-        // is what counts the bytes and cancels the transfer once the limit is passed.
-        let task = session.dataTask(with: urlRequest)
-        let waiter = LockedState(ResponseWaiter<HTTPSessionDelegate.Outcome>.idle)
-        let outcome = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<HTTPSessionDelegate.Outcome, Never>) in
-                guard waiter.withLock({ $0.wait(continuation) }) else {
-                    continuation.resume(returning: .failed(CancellationError()))
-                    return
-                }
-                delegate.start(task, limit: limit) { outcome in
-                    waiter.withLock { $0.finish() }?.resume(returning: outcome)
-                }
-            }
-        } onCancel: {
-            // URLSession does not always report the end of a cancelled task (seen on Linux): the caller is
-            // resumed here, whatever the task does next.
-            waiter.withLock { $0.cancel() }?.resume(returning: .failed(CancellationError()))
-            task.cancel()
-        }
-        let data: Data
-        let urlResponse: URLResponse?
-        switch outcome {
-        case .finished(let body, let response):
-            (data, urlResponse) = (body, response)
-        case .tooLarge:
-            throw HTTPError(.transport, request: request, underlying: "the response body exceeds \(limit) bytes")
-        case .failed(let error):
-            if Task.isCancelled { throw CancellationError() }
-            let detail =
-                (error as? URLError).map { "URLError \($0.code.rawValue)" } ?? String(describing: type(of: error))
-            throw HTTPError(.transport, request: request, underlying: detail)
-        }
-        guard let http = urlResponse as? HTTPURLResponse else {
-            throw HTTPError(.transport, request: request, underlying: "not an HTTP response")
-        }
-        return HTTPResponse(
-            status: http.statusCode, headers: Self.headers(of: http), body: data, url: http.url ?? request.url)
-    }
-
-    static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        for (key, value) in response.allHeaderFields {
-            guard let name = key as? String, let value = value as? String else { continue }
-            if name.caseInsensitiveCompare("Set-Cookie") == .orderedSame {
-                // Foundation joins repeated Set-Cookie fields with ", "; split them back apart.
-                for cookie in splitSetCookie(value) { headers.add(name: name, value: cookie) }
-            } else {
-                headers.add(name: name, value: value)
-            }
-        }
-        return headers
-    }
-
     /// Splits a comma-joined `Set-Cookie` value at commas that start a new `name=` pair, leaving
     /// commas inside `Expires` dates alone.
     static func splitSetCookie(_ combined: String) -> [String] {
@@ -307,41 +238,5 @@ extension HTTPClient {
         let scheme = url.scheme?.lowercased() ?? ""
         let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
         return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
-    }
-}
-
-/// Who resumes a request's caller: the completion handler or the cancellation, whichever comes first.
-private enum ResponseWaiter<Value> {
-    case idle
-    case waiting(CheckedContinuation<Value, Never>)
-    case cancelled
-    case finished
-
-    /// Stores the caller's continuation; false when the request was cancelled before it started.
-    mutating func wait(_ continuation: CheckedContinuation<Value, Never>) -> Bool {
-        guard case .idle = self else { return false }
-        self = .waiting(continuation)
-        return true
-    }
-
-    /// Takes the continuation for the request's end, at most once.
-    mutating func finish() -> CheckedContinuation<Value, Never>? {
-        defer { self = .finished }
-        if case .waiting(let continuation) = self { return continuation }
-        return nil
-    }
-
-    /// Takes the continuation for the cancellation, at most once; a later `wait` then fails.
-    mutating func cancel() -> CheckedContinuation<Value, Never>? {
-        switch self {
-        case .waiting(let continuation):
-            self = .cancelled
-            return continuation
-        case .idle:
-            self = .cancelled
-            return nil
-        case .cancelled, .finished:
-            return nil
-        }
     }
 }

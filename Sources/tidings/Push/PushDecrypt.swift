@@ -5,6 +5,10 @@ struct PushDecryptOptions: Sendable {
     let decryptor: WebPushDecryptor
     let encoding: WebPushContentEncoding
     let legacy: WebPushLegacyParameters?
+    /// With `--store`: decide with the notification policy instead of printing the plaintext.
+    var decide: PushDecideOptions? = nil
+    /// `--json`: the decision as a JSON object.
+    var json = false
 }
 
 let pushDecryptCommand = Command(
@@ -12,15 +16,34 @@ let pushDecryptCommand = Command(
     abstract: "Decrypt a Web Push body read on standard input; write the plaintext to standard output.",
     options: [
         PushOptions.privateKey, PushOptions.auth, PushOptions.encoding, PushOptions.dh, PushOptions.salt,
-        PushOptions.recordSize,
+        PushOptions.recordSize, PushOptions.store, PushOptions.account, jsonOption,
     ],
     discussion: [
         "The body is read raw (binary, not base64) up to end-of-file; at most 1 MiB.",
+        "With --store and --account the plaintext must be a Mastodon push payload: the notification policy decides",
+        "  (every category on, no quiet hours, immediate delivery) and records a raise in the store, and one line is",
+        "  printed instead of the plaintext: raise <id>: <title> | update <id>: <title> | hold until <date>: <reason>",
+        "  | drop: <reason> (--json: {type: decision, action, identifier, title, body, until, reason}).",
         "EXIT STATUS: 0 decrypted; 64 usage (missing or malformed keys or parameters); 65 the body was refused",
-        "  (empty, truncated, wrong record size, bad delimiter or padding, altered, or for other keys), with one",
-        "  'Error:' line saying why on standard error. Keys and the auth secret are never printed.",
+        "  (empty, truncated, wrong record size, bad delimiter or padding, altered, or for other keys, or not a",
+        "  Mastodon payload with --store), with one 'Error:' line saying why on standard error; 75 the store is busy.",
+        "  Keys and the auth secret are never printed.",
     ],
-    validate: { parsed in try validatePushDecrypt(parsed) },
+    validate: { parsed in
+        var options = try validatePushDecrypt(parsed)
+        let store = parsed.string(PushOptions.store)
+        let account = parsed.string(PushOptions.account)
+        switch (store, account) {
+        case (let store?, let account?) where !store.isEmpty && !account.isEmpty:
+            options.decide = PushDecideOptions(storePath: store, account: account)
+        case (nil, nil):
+            break
+        default:
+            throw ValidationError("--store and --account go together (both non-empty).")
+        }
+        options.json = parsed.flag(jsonOption)
+        return options
+    },
     run: { options in try await runPushDecrypt(options) }
 )
 
@@ -82,5 +105,9 @@ private func runPushDecrypt(_ options: PushDecryptOptions) async throws {
     } catch {
         throw ToolFailure(ExitCode.dataError, "The body is refused: \(error).")
     }
-    Console.current.writeOutput(bytes: plaintext)
+    if let decide = options.decide {
+        try await decidePush(plaintext, options: decide, json: options.json)
+    } else {
+        Console.current.writeOutput(bytes: plaintext)
+    }
 }

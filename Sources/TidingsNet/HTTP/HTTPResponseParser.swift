@@ -1,9 +1,11 @@
-/// An incremental HTTP/1.1 response parser for the polling pool: status line, headers, then a
-/// `Content-Length`, chunked or read-to-end body.
+/// An incremental HTTP/1.1 response parser for the polling pool and ``HTTPClient``'s transport:
+/// status line, headers, then a `Content-Length`, chunked or read-to-end body.
 ///
 /// It is a pure function of the bytes appended so far (no I/O), so the fuzzer can drive it.
 /// Guarantees: headers are bounded by ``maximumHeaderSize``, chunk-size lines by
-/// ``maximumLineSize`` and bodies by the `maximumBodySize` given at creation; every length from the
+/// ``maximumLineSize`` and bodies by the `maximumBodySize` given at creation, judged as the bytes
+/// arrive (a declared `Content-Length` past it at once, other bodies as soon as a byte past it is
+/// appended, so the body held never exceeds the limit by more than one read); every length from the
 /// wire is checked without arithmetic that can trap; bad input throws ``EngineIOError``
 /// `transportFailed` and never crashes.
 @_spi(Fuzzing) public struct HTTPResponseParser: Sendable {
@@ -34,6 +36,7 @@
     }
 
     private let maximumBodySize: Int
+    private let responseToHEAD: Bool
     private var buffer: [UInt8] = []
     private var start = 0
     private var state = State.head
@@ -46,9 +49,21 @@
     /// Whether any byte of the response arrived (a server closing before that closed an idle connection).
     public private(set) var hasReceivedBytes = false
 
+    /// The header fields in order, repeated ones (`Set-Cookie`) kept apart; empty until the header block
+    /// is complete. Values are trimmed of surrounding spaces; lines without a colon are left out.
+    public private(set) var headerFields: [(name: String, value: String)] = []
+
+    /// Decoded body bytes taken off the wire so far, including those of the piece that passed the limit
+    /// (what a test of the limit measures: how far past it the reading went).
+    public private(set) var bodyBytesReceived = 0
+
     /// A parser for one response whose body may be at most `maximumBodySize` bytes.
-    public init(maximumBodySize: Int) {
+    ///
+    /// - Parameter responseToHEAD: the response answers a HEAD request, so it has no body whatever its
+    ///   `Content-Length` says (RFC 9110 §9.3.2).
+    public init(maximumBodySize: Int, responseToHEAD: Bool = false) {
         self.maximumBodySize = max(0, maximumBodySize)
+        self.responseToHEAD = responseToHEAD
     }
 
     /// Bytes read past the end of the response (the start of a pipelined one; normally none).
@@ -75,24 +90,21 @@
             case .head:
                 guard try parseHead() else { return nil }
             case .fixed(let remaining):
-                guard available >= remaining else { return nil }
-                body += take(remaining)
-                state = .done
+                // Taken piece by piece, so a large body is not held twice (buffer and body) until it ends.
+                guard available > 0 || remaining == 0 else { return nil }
+                let left = try takeBody(upTo: remaining)
+                state = left == 0 ? .done : .fixed(remaining: left)
+                if left > 0 { return nil }
             case .chunkSize:
                 guard let line = try takeLine(limit: Self.maximumLineSize, what: "chunk header") else { return nil }
                 let size = try Self.chunkSize(line)
-                if size == 0 {
-                    state = .trailers
-                } else {
-                    guard size <= maximumBodySize - body.count else {
-                        throw EngineIOError(.transportFailed, "chunked response body is too large")
-                    }
-                    state = .chunkData(remaining: size)
-                }
+                // A chunk larger than what the limit leaves is judged on its bytes as they arrive.
+                state = size == 0 ? .trailers : .chunkData(remaining: size)
             case .chunkData(let remaining):
-                guard available >= remaining else { return nil }
-                body += take(remaining)
-                state = .chunkEnd
+                guard available > 0 else { return nil }
+                let left = try takeBody(upTo: remaining)
+                state = left == 0 ? .chunkEnd : .chunkData(remaining: left)
+                if left > 0 { return nil }
             case .chunkEnd:
                 guard let line = try takeLine(limit: Self.maximumLineSize, what: "chunk end") else { return nil }
                 guard line.isEmpty else { throw EngineIOError(.transportFailed, "invalid chunk end") }
@@ -102,9 +114,8 @@
                 guard let line = try takeLine(limit: Self.maximumLineSize, what: "trailer") else { return nil }
                 if line.isEmpty { state = .done }
             case .toEnd:
-                guard available <= maximumBodySize else {
-                    throw EngineIOError(.transportFailed, "response body is too large")
-                }
+                bodyBytesReceived = available
+                guard available <= maximumBodySize else { throw tooLarge() }
                 return nil
             case .done:
                 return Response(status: status, keepAlive: keepAlive, body: body)
@@ -135,6 +146,22 @@
     }
 
     private var available: Int { buffer.count - start }
+
+    /// The error for a body past the limit (``HTTPClient`` reports its text).
+    private func tooLarge() -> EngineIOError {
+        EngineIOError(.transportFailed, "the response body exceeds \(maximumBodySize) bytes")
+    }
+
+    /// Moves up to `remaining` available bytes into the body, refusing a piece that passes the limit;
+    /// returns how many bytes of `remaining` are still to come.
+    private mutating func takeBody(upTo remaining: Int) throws(EngineIOError) -> Int {
+        let count = min(available, remaining)
+        // Both sides are at most the limit or a buffer's size: neither the comparison nor the sum can trap.
+        bodyBytesReceived += count
+        guard count <= maximumBodySize - body.count else { throw tooLarge() }
+        body += take(count)
+        return remaining - count
+    }
 
     private mutating func take(_ count: Int) -> ArraySlice<UInt8> {
         let bytes = buffer[start..<start + count]
@@ -219,10 +246,12 @@
         keepAlive = statusParts[0] == "HTTP/1.1"
         var contentLength: Int?
         var chunked = false
+        var fields: [(name: String, value: String)] = []
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            fields.append((String(line[..<colon]), value))
             switch name {
             case "content-length":
                 guard !value.isEmpty, value.utf8.allSatisfy({ (48...57).contains($0) }), let length = Int(value),
@@ -239,15 +268,14 @@
                 break
             }
         }
-        if (100..<200).contains(code) || code == 204 || code == 304 {
+        headerFields = fields
+        if (100..<200).contains(code) || code == 204 || code == 304 || responseToHEAD {
             // No body by definition (RFC 9112 §6.3).
             state = .done
         } else if chunked {
             state = .chunkSize
         } else if let contentLength {
-            guard contentLength <= maximumBodySize else {
-                throw EngineIOError(.transportFailed, "response body of \(contentLength) bytes is too large")
-            }
+            guard contentLength <= maximumBodySize else { throw tooLarge() }
             state = .fixed(remaining: contentLength)
         } else {
             keepAlive = false

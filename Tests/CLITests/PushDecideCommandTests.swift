@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import TidingsCore
+import TidingsPush
+
+@testable import tidings
+
+/// `tidings push decrypt --store --account`: the decrypted Mastodon payload goes through the notification policy,
+/// whose decision is recorded in the store (so a second delivery of the same notification is dropped).
+@Suite(.timeLimit(.minutes(1))) struct PushDecideCommandTests {
+    private let keys: WebPushSubscriptionKeys
+    private let directory: URL
+
+    init() throws {
+        keys = try WebPushSubscriptionKeys.generate()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "push-decide-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    private func message(_ plaintext: String) throws -> [UInt8] {
+        try WebPushEncryptor.encrypt(
+            Array(plaintext.utf8), receiverPublicKey: keys.publicKey, authSecret: keys.authSecret,
+            encoding: .aes128gcm
+        ).body
+    }
+
+    private func run(_ extra: [String], input: [UInt8]) async -> (status: Int32, output: String, error: String) {
+        let words =
+            ["push", "decrypt", "--private-key", keys.base64URLPrivateKey, "--auth", keys.base64URLAuthSecret] + extra
+        let result = await Runner(root: tidingsRoot, environment: [:]).capture(words, standardInput: input)
+        return (result.captured.status, result.captured.standardOutput, result.captured.standardError)
+    }
+
+    private var store: [String] {
+        ["--store", directory.appendingPathComponent("policy.sqlite").path, "--account", "alice@mastodon.example"]
+    }
+
+    private static let mention =
+        #"{"notification_id":"7","notification_type":"mention","title":"Bob mentioned you","body":"hi <there>"}"#
+
+    @Test func aMentionIsRaisedOnceAndItsSecondDeliveryDropped() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = await run(store, input: try message(Self.mention))
+        #expect(first.status == 0, "\(first.error)")
+        #expect(first.output.hasPrefix("raise alice@mastodon.example#notification:7: "), "\(first.output)")
+        #expect(first.output.split(separator: "\n").count == 1)
+        let again = await run(store + ["--json"], input: try message(Self.mention))
+        #expect(again.status == 0, "\(again.error)")
+        let json = try JSONValue(parsing: Data(again.output.utf8))
+        #expect(json["type"] == .string("decision"))
+        #expect(json["action"] == .string("drop"))
+        #expect(json["reason"] == .string("alreadyRaised"))
+    }
+
+    @Test func theJSONRaiseCarriesTheRequest() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = await run(store + ["--json"], input: try message(Self.mention))
+        #expect(run.status == 0, "\(run.error)")
+        let json = try JSONValue(parsing: Data(run.output.utf8))
+        #expect(json["action"] == .string("raise"))
+        #expect(json["identifier"] == .string("alice@mastodon.example#notification:7"))
+        #expect(json["body"]?.stringValue?.contains("hi <there>") == true)
+    }
+
+    @Test func aPlaintextThatIsNotAMastodonPayloadExits65() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for plaintext in ["not json", #"{"notification_type":"mention"}"#, #"{"notification_id":"1"}"#] {
+            let run = await run(store, input: try message(plaintext))
+            #expect(run.status == 65, "\(plaintext)")
+            #expect(run.output.isEmpty)
+            #expect(run.error.hasPrefix("Error: The plaintext is not a Mastodon push payload"), "\(run.error)")
+        }
+    }
+
+    @Test func storeAndAccountGoTogether() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let onlyStore = await run(["--store", directory.appendingPathComponent("p.sqlite").path], input: [])
+        #expect(onlyStore.status == 64)
+        let onlyAccount = await run(["--account", "alice@mastodon.example"], input: [])
+        #expect(onlyAccount.status == 64)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("p.sqlite").path))
+    }
+}

@@ -212,7 +212,14 @@ public actor MastodonAccountEngine: MastodonPollTarget {
             // `min_id` pages: `prev` is sent whether or not anything newer remains, so it says nothing about
             // fullness. A page is full when it has `limit` rows, or when some were dropped (undecodable, or
             // filtered: the cursor is above the newest shown) — then a gap, never a silent hole.
-            let filtered = cursor.map { newest == nil || $0 > newest! } ?? false
+            var filtered = cursor.map { newest == nil || $0 > newest! } ?? false
+            if case .newer = plan.anchor, let oldestPaged = page.older?.maxID,
+                page.items.map(\.id).min().map({ oldestPaged < $0 }) ?? true
+            {
+                // Rows were dropped below the oldest shown too: a refresh anchored one row below the newest may
+                // have spent the page on them.
+                filtered = true
+            }
             let full = items.count >= plan.limit || page.skipped > 0 || filtered
             return MastodonTimelinePage(
                 items: items, hasMore: full, newerCursor: cursor, olderCursor: page.older?.maxID)

@@ -163,7 +163,7 @@ struct EngineModel {
             history.append("fault: \(fault) on the next request")
         }
         let cached = try await engine.entries().compactMap(\.statusID)
-        let operation = Int.random(in: 0..<16, using: &rng)
+        let operation = Int.random(in: 0..<17, using: &rng)
         do {
             switch operation {
             case 0, 1:
@@ -216,6 +216,8 @@ struct EngineModel {
                 try await crashMidOperation(cached)
             case 14:
                 try await pollThroughScheduler()
+            case 16:
+                try await offlineStretch(cached)
             case 11:
                 if let stream {
                     await stream.resume()

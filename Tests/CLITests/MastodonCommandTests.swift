@@ -115,10 +115,12 @@ import TidingsSandboxKit
         #expect(show.status == 0)
         let lines = show.standardOutput.split(separator: "\n")
         let gapIndex = try #require(lines.firstIndex { $0.contains("gap: not fetched yet") })
-        // The engine's rule: a full `min_id` page cannot prove it starts right above the stored newest, so the
-        // gap goes below the page (the oldest 40 of the burst), above the first run's statuses.
-        #expect(lines[gapIndex - 1].contains("burst 0"), "\(show.standardOutput)")
-        #expect(lines[gapIndex + 1].contains("post 29"))
+        // `min_id` pages are the rows just above the stored newest (anchored one below it, the page repeats it:
+        // no hole between), so the rest of the burst lies above the page: the gap is on top of it.
+        #expect(lines[gapIndex + 1].contains("burst 38"), "\(show.standardOutput)")
+        let burst0 = try #require(lines.firstIndex { $0.contains("burst 0") })
+        #expect(lines[burst0 + 1].contains("post 29"), "\(show.standardOutput)")
+        #expect(lines.filter { $0.contains("gap:") }.count == 1)
         let json = await runner.capture(["mastodon", "show", "--store", store, "--limit", "100", "--json"])
         #expect(json.standardOutput.contains("{\"state\":\"open\",\"type\":\"gap\"}"))
     }

@@ -11,9 +11,9 @@ import Testing
         let output = first.standardOutput
         #expect(output.contains("Tier in the foreground: user stream + polling every 5 min as a safety net"))
         #expect(output.contains("cold load: 30 statuses"))
-        #expect(output.contains("40 fetched with min_id, a gap left below them"))
-        #expect(output.contains("timeline: 40 statuses · open gap · 30 statuses"))
-        #expect(output.contains("0 statuses were in it, closed; then 5 newer on top."))
+        #expect(output.contains("39 fetched with min_id right above the stored newest, a gap left above them"))
+        #expect(output.contains("timeline: open gap · 69 statuses"))
+        #expect(output.contains("6 statuses were in it, closed; then 0 newer on top."))
         #expect(output.contains("timeline: 75 statuses\n"))
         #expect(output.contains("home marker"))
         #expect(output.contains("(1 POST), 0 unread"))

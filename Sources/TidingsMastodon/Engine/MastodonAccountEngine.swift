@@ -185,10 +185,10 @@ public actor MastodonAccountEngine: MastodonPollTarget {
     ) async throws -> MastodonTimelinePage {
         var range = MastodonPageRange(minID: plan.minID, maxID: plan.maxID, limit: plan.limit)
         var page = try await fetchStatuses(client: client, timeline: key.timeline, range)
-        // Inside a gap there is no cached status to keep a cursor on: a page the server filtered empty is
-        // followed by its `Link` (a few hops at most), so filters never make a fillable gap look unfillable.
+        // Inside a gap there is no cached status to keep a cursor on: a page the server filtered empty (or whose
+        // every status a `hide` filter matched) is followed by its `Link` (a few hops at most), so filters never make a fillable gap look unfillable.
         if case .gap(_, let side, _) = plan.anchor {
-            for _ in 0..<maximumFilteredHops where page.items.isEmpty && page.skipped == 0 {
+            for _ in 0..<maximumFilteredHops where page.items.allSatisfy(\.hiddenByFilter) && page.skipped == 0 {
                 guard let next = side == .newer ? page.older : page.newer else { break }
                 range = MastodonPageRange(
                     minID: side == .older ? next.minID : nil, maxID: side == .newer ? next.maxID : nil,
@@ -197,7 +197,14 @@ public actor MastodonAccountEngine: MastodonPollTarget {
             }
         }
         var items: [MastodonTimelinePage.Item] = []
+        // Statuses a `hide` filter matched are dropped, as Mastodon's clients do; for paging they count as rows
+        // the server filtered (a page short of them may not be the end).
+        var hidden = 0
         for status in page.items {
+            if status.hiddenByFilter {
+                hidden += 1
+                continue
+            }
             items.append(.init(id: status.id, payload: try MastodonStatusPayload.encode(status)))
         }
         let newest = page.items.map(\.id).max()
@@ -212,8 +219,15 @@ public actor MastodonAccountEngine: MastodonPollTarget {
             // `min_id` pages: `prev` is sent whether or not anything newer remains, so it says nothing about
             // fullness. A page is full when it has `limit` rows, or when some were dropped (undecodable, or
             // filtered: the cursor is above the newest shown) — then a gap, never a silent hole.
-            let filtered = cursor.map { newest == nil || $0 > newest! } ?? false
-            let full = items.count >= plan.limit || page.skipped > 0 || filtered
+            var filtered = cursor.map { newest == nil || $0 > newest! } ?? false
+            if case .newer = plan.anchor, let oldestPaged = page.older?.maxID,
+                page.items.map(\.id).min().map({ oldestPaged < $0 }) ?? true
+            {
+                // Rows were dropped below the oldest shown too: a refresh anchored one row below the newest may
+                // have spent the page on them.
+                filtered = true
+            }
+            let full = items.count + hidden >= plan.limit || page.skipped > 0 || filtered
             return MastodonTimelinePage(
                 items: items, hasMore: full, newerCursor: cursor, olderCursor: page.older?.maxID)
         }

@@ -13,6 +13,10 @@ public struct MastodonMaintenancePolicy: Sendable, Equatable {
     public var recheckLimit = 40
     /// The least time between two deletion re-checks of one account.
     public var recheckInterval: Duration = .seconds(3600)
+    /// The image cache evicted down to its capacity on each run (nil: none).
+    public var imageCache: MastodonImageCache?
+    /// The staging directory of copied uploads swept on each run (nil: none).
+    public var uploads: MastodonUploadSweep?
 
     /// The limits, re-checking 40 statuses per account at most hourly.
     public init() {}
@@ -28,6 +32,10 @@ public struct MastodonMaintenanceReport: Sendable, Equatable {
     public var recheckSkipped: [String] = []
     /// Accounts whose re-check failed (nothing was deleted for them).
     public var recheckFailed: [String] = []
+    /// What the image cache's eviction pass removed (nil without an image cache).
+    public var imageCache: MastodonImageCache.EvictionReport?
+    /// The copied uploads swept (file names).
+    public var uploadsSwept: [String] = []
     /// Whether a store still has rows over its limits (another pass is worth it).
     public var moreRemains: Bool { swept.values.contains { $0.moreRemains } }
 

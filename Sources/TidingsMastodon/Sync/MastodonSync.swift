@@ -239,9 +239,10 @@ public actor MastodonSync {
 
     /// The platform's maintenance window: one retention sweep pass per store, and deletion re-checks of each
     /// account's newest cached Home statuses when its last re-check is older than the policy's interval.
-    /// A failing re-check deletes nothing and is tried again at the next call.
+    /// A failing re-check deletes nothing and is tried again at the next call. Then the policy's image cache
+    /// is evicted down to its capacity and its staging directory of copied uploads swept.
     ///
-    /// - Throws: A store error of a sweep.
+    /// - Throws: A store error of a sweep; ``MastodonImageCacheError`` from the cache or the upload sweep.
     public func maintenance() async throws -> MastodonMaintenanceReport {
         var report = MastodonMaintenanceReport()
         var sweptStores: Set<ObjectIdentifier> = []
@@ -269,6 +270,8 @@ public actor MastodonSync {
                 report.recheckFailed.append(key)
             }
         }
+        report.imageCache = try await maintenancePolicy.imageCache?.evict()
+        report.uploadsSwept = try await maintenancePolicy.uploads?.sweep() ?? []
         return report
     }
 

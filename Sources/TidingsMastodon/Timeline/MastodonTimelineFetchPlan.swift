@@ -28,7 +28,8 @@ public struct MastodonTimelineFetchPlan: Sendable, Equatable {
     public enum Anchor: Sendable, Equatable {
         /// Nothing cached: the newest page.
         case cold
-        /// `min_id` = the newest cached status.
+        /// `min_id` = the status right below the newest cached one (so the page repeats the newest when it
+        /// starts right above it), the newest itself when a gap or nothing lies below it, or a refresh cursor.
         case newer(minID: ServerID)
         /// `max_id` = the oldest cached status.
         case older(maxID: ServerID)
@@ -111,8 +112,12 @@ public struct MastodonTimelineApplyResult: Sendable, Equatable {
     public var inserted = 0
     /// How many already-cached statuses it refreshed in place.
     public var updated = 0
-    /// A gap was inserted between the page and the entries that were cached (a full `min_id` page).
+    /// A gap was inserted: above a full `min_id` page (newer statuses remain), or between a full page and the
+    /// cached entries when the page was not shown to start right above them.
     public var gapInserted = false
+    /// A refresh page was full: newer statuses remain above it, behind the open gap on top of the timeline
+    /// (loading that gap, or refreshing again, fetches them).
+    public var newerRemain = false
     /// The loaded gap closed and was removed.
     public var gapClosed = false
     /// The loaded gap was marked unfillable.

@@ -14,8 +14,11 @@ extension MastodonTimelineStore {
 
     /// Applies a page fetched for `plan` to `key` inside the caller's write transaction.
     ///
-    /// - Cold or `min_id` page: statuses newer than the newest cached go on top; when the page is full
-    ///   (``MastodonTimelinePage/isFull(limit:)``) a gap goes between them and what was cached.
+    /// - Cold or `min_id` page: statuses newer than the newest cached go on top (inside the gap on top, when
+    ///   one is there). A `min_id` page is the rows just above its anchor, so when it is full
+    ///   (``MastodonTimelinePage/isFull(limit:)``) newer statuses remain above it: a gap goes on top. Below it a
+    ///   gap goes only when a full page is not shown to start right above the cache (it does not repeat the
+    ///   newest cached status the plan anchored below).
     /// - `max_id` page: statuses older than the oldest cached go below; a page that is not full reached the end.
     /// - Gap page from the newer side (`max_id`): statuses strictly between the gap's neighbours go right
     ///   below the newer one; the gap closes when the page reaches the older neighbour, and is marked
@@ -51,20 +54,50 @@ extension MastodonTimelineStore {
         switch plan.anchor {
         case .cold, .newer:
             let newest = current.last(where: { !$0.isGap })?.statusID
-            // Planned from a cursor that a full page left: what lies between the newest status and the
-            // cursor is unproven, as below a full page.
+            // An open gap on top: newer statuses remained above the last full refresh page. This page goes
+            // inside it (it is anchored on the newest status, right below the gap).
+            let topGap = current.last.flatMap { $0.content == .gap(.open) && newest != nil ? $0 : nil }
+            var proven = false
             var cursorGap = false
-            if case .newer(let minID) = plan.anchor, let newest, minID != newest {
-                cursorGap = try cursorRow(.newer, key: key, anchor: newest, in: db)?.needsGap ?? false
+            if case .newer(let minID) = plan.anchor, let newest {
+                if minID < newest {
+                    // Anchored one row below the newest: the page shows the newest again when it starts right
+                    // above it.
+                    proven = items.contains { $0.id == newest }
+                } else if minID > newest {
+                    // Planned from a cursor that a full page left: what lies between the newest status and the
+                    // cursor is unproven, as below a full page.
+                    cursorGap = try cursorRow(.newer, key: key, anchor: newest, in: db)?.needsGap ?? false
+                }
             }
+            // A full page not shown to start right above the cache may have skipped rows (a capped feed answers a
+            // fallen-out anchor with its oldest rows): a gap between them, never a silent hole.
+            let gapBelow = newest != nil && !proven && (full || cursorGap)
+            // `min_id` pages are the rows just above the anchor: when full, what remains is above the page.
+            var newerRemain = false
+            if case .newer = plan.anchor, full { newerRemain = true }
             let above = fresh.filter { newest == nil || $0.id > newest! }
             guard !above.isEmpty else {
+                if let topGap, !full {
+                    // Nothing newer remains: the top is reached.
+                    try deleteEntry(key, position: topGap.position, in: db)
+                    result.gapClosed = true
+                }
                 result.cursorMoved = try recordCursors(
                     page, plan: plan, key: key, newerNeedsGap: newest != nil && (full || cursorGap), in: db)
+                if full, !result.cursorMoved, case .newer(let minID) = plan.anchor, let newest, minID < newest {
+                    // The page was spent on the newest and rows filtered below it: asked the same way, the next
+                    // refresh would see the same. It anchors on the newest itself instead.
+                    result.cursorMoved = try recordCursor(newest, side: .newer, key: key, atAnchor: true, in: db)
+                }
                 break
             }
             var position = (current.last?.position ?? 0) + 1
-            if newest != nil && (full || cursorGap) {
+            if let topGap {
+                try deleteEntry(key, position: topGap.position, in: db)
+                position = topGap.position
+            }
+            if gapBelow {
                 try insertEntry(key, position: position, content: .gap(.open), in: db)
                 position += 1
                 result.gapInserted = true
@@ -72,6 +105,13 @@ extension MastodonTimelineStore {
             for item in above.reversed() {
                 try insertStatusEntry(item, key: key, position: position, in: db)
                 position += 1
+            }
+            if newerRemain {
+                try insertEntry(key, position: position, content: .gap(.open), in: db)
+                result.gapInserted = topGap == nil
+                result.newerRemain = true
+            } else if topGap != nil {
+                result.gapClosed = true
             }
             result.inserted = above.count
             result.cursorMoved = try recordCursors(page, plan: plan, key: key, in: db)

@@ -53,17 +53,22 @@ extension MastodonTimelineStore {
     /// `needsGap` (newer side): the page that moved it was full, so it may not have started right above the
     /// anchor (a capped feed skips what fell out of it); statuses later found above the cursor then get a gap
     /// below them, exactly as a full refresh page does.
+    ///
+    /// `atAnchor`: also keep a candidate equal to the anchor (a refresh then anchors on the newest itself rather
+    /// than one row below it).
     @discardableResult
     func recordCursor(
         _ candidate: ServerID?, side: CursorSide, key: MastodonTimelineKey, needsGap: Bool = false,
-        in db: SQLiteConnection
+        atAnchor: Bool = false, in db: SQLiteConnection
     ) throws -> Bool {
         guard let candidate else { return false }
         let entries = try entries(key, in: db)
         let anchor =
             side == .newer
             ? entries.last(where: { !$0.isGap })?.statusID : entries.first(where: { !$0.isGap })?.statusID
-        if let anchor, side == .newer ? candidate <= anchor : candidate >= anchor { return false }
+        if let anchor, atAnchor ? candidate != anchor : (side == .newer ? candidate <= anchor : candidate >= anchor) {
+            return false
+        }
         if let current = try cursor(side, key: key, anchor: anchor, in: db),
             side == .newer ? candidate <= current : candidate >= current
         {

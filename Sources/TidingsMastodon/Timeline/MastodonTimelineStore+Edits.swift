@@ -4,8 +4,8 @@ import TidingsCore
 extension MastodonTimelineStore {
     /// Deletes status `id` of `account`: its row, every entry pointing at it in every timeline of the
     /// account, and remembers it so a page fetched before the deletion cannot bring it back. Gaps that end up
-    /// side by side merge; a gap left at either end of a timeline is dropped (refresh and load-older cover
-    /// the ends).
+    /// side by side merge; a gap left at the bottom is dropped (load-older covers it), and one on top unless it
+    /// is open (it then says newer statuses remain; a refresh fills it).
     ///
     /// - Returns: How many timeline entries pointed at it.
     @discardableResult
@@ -67,25 +67,31 @@ extension MastodonTimelineStore {
         }
     }
 
-    /// Merges adjacent gaps and drops gaps at either end of `key`'s timeline.
+    /// Merges adjacent gaps and drops gaps at the bottom of `key`'s timeline, and an unfillable one on top (an
+    /// open gap on top says newer statuses remain).
     func tidyGaps(_ key: MastodonTimelineKey, in db: SQLiteConnection) throws {
         let current = try entries(key, in: db)
-        var previousWasGap = true  // a gap first in the timeline is at its end
-        for (index, entry) in current.enumerated() {
-            guard case .gap(let state) = entry.content else {
-                previousWasGap = false
+        var index = 0
+        while index < current.count {
+            guard current[index].isGap else {
+                index += 1
                 continue
             }
-            let atTop = !current[(index + 1)...].contains { !$0.isGap }
-            if previousWasGap || atTop {
-                try deleteEntry(key, position: entry.position, in: db)
-                // Merging: a run of gaps keeps the open state if any of them is open, so what can still be
-                // filled is tried; the unfillable part is found again when loaded.
-                if !atTop && state == .open && index > 0, case .gap(.unfillable) = current[index - 1].content {
-                    try markGap(key, position: current[index - 1].position, state: .open, in: db)
-                }
+            // A run of gaps side by side becomes its lowest one, open if any of them is open, so what can still
+            // be filled is tried (the unfillable part is found again when loaded).
+            var end = index
+            while end + 1 < current.count, current[end + 1].isGap { end += 1 }
+            let run = current[index...end]
+            let open = run.contains { $0.content == .gap(.open) }
+            let atBottom = index == 0
+            let atTop = end == current.count - 1
+            for extra in run.dropFirst() { try deleteEntry(key, position: extra.position, in: db) }
+            if atBottom || (atTop && !open) {
+                try deleteEntry(key, position: current[index].position, in: db)
+            } else if open, current[index].content != .gap(.open) {
+                try markGap(key, position: current[index].position, state: .open, in: db)
             }
-            previousWasGap = true
+            index = end + 1
         }
     }
 }

@@ -91,6 +91,10 @@ public final class MastodonTimelineStore: Sendable {
         in db: SQLiteConnection
     ) throws -> MastodonTimelineFetchPlan {
         let entries = try entries(key, in: db)
+        var request = request
+        if case .loadGap(let position, _) = request, MastodonTimelinePlanner.isTopGap(position, in: entries) {
+            request = .refresh
+        }
         let plan = try MastodonTimelinePlanner.plan(request, entries: entries, limit: limit, serverCap: serverCap)
         return try applyingCursors(plan, request: request, key: key, in: db)
     }

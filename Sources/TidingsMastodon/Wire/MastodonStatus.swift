@@ -55,6 +55,9 @@ public struct MastodonStatus: Codable, Hashable, Sendable {
     public var pinned: Bool?
     /// Whether the reader muted its conversation.
     public var muted: Bool?
+    /// The reader's v2 filters that matched it in the request's context (Mastodon 4); empty when none, on
+    /// servers without v2 filters, and without a token. See ``hiddenByFilter`` and ``filterWarnings``.
+    public var filtered: [MastodonFilterResult] = []
     private var reblogBox: Box?
 
     /// The boosted status when this one is a boost.
@@ -75,7 +78,7 @@ public struct MastodonStatus: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case id, uri, url, account, content, sensitive, visibility, language, mentions, poll
-        case favourited, reblogged, bookmarked, pinned, muted
+        case favourited, reblogged, bookmarked, pinned, muted, filtered
         case createdAt = "created_at"
         case editedAt = "edited_at"
         case spoilerText = "spoiler_text"
@@ -115,6 +118,7 @@ public struct MastodonStatus: Codable, Hashable, Sendable {
         bookmarked = container.lenient(Bool.self, .bookmarked)
         pinned = container.lenient(Bool.self, .pinned)
         muted = container.lenient(Bool.self, .muted)
+        filtered = container.lossyArray(MastodonFilterResult.self, .filtered)
         reblogBox = container.lenient(Box.self, .reblogBox)
     }
 }

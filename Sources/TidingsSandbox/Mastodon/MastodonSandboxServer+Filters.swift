@@ -6,8 +6,11 @@ import TidingsSandboxKit
 /// variants, as v1 (`GET /api/v1/filters`, one phrase per keyword); a change streams `filters_changed` to the
 /// account, as Mastodon does. Nextcloud Social has no filters API (404 for both).
 ///
-/// The filters only describe themselves: the pages the sandbox serves are filtered by the variant's
-/// `hiddenKeyword`, not by these.
+/// Timelines apply them as Mastodon 4 does: a status of the home or public timeline that one of the viewer's
+/// filters of that context matches (a keyword in its content, case-insensitively) lists it in its `filtered`
+/// (`FilterResult`: the filter, `keyword_matches`), whatever the action; the client shows `warn` matches
+/// behind a warning and drops `hide` ones. (The variant's `hiddenKeyword` is another thing: rows the server
+/// itself drops after paging, like mutes and blocks.)
 extension MastodonSandboxServer {
     /// A keyword filter of one account.
     struct Filter {
@@ -76,5 +79,22 @@ extension MastodonSandboxServer {
                         ]
                     }
                 }))
+    }
+
+    /// The `FilterResult`s of `status` for `viewer`'s filters of `context` whose keywords its content holds.
+    func filterResults(_ status: Status, viewer: String, context: String) -> [JSONValue] {
+        let content = status.content.lowercased()
+        return filters.filter { $0.accountID == viewer && $0.context.contains(context) }.compactMap { filter in
+            let matches = filter.keywords.filter { content.contains($0.lowercased()) }
+            guard !matches.isEmpty else { return nil }
+            let context = JSONValue.array(filter.context.map { .string($0) })
+            return [
+                "filter": [
+                    "id": .string(filter.id), "title": .string(filter.title), "context": context,
+                    "filter_action": .string(filter.action), "expires_at": .null,
+                ],
+                "keyword_matches": .array(matches.map { .string($0) }), "status_matches": .null,
+            ]
+        }
     }
 }

@@ -26,7 +26,10 @@ extension MastodonSandboxServer {
         return .object(object)
     }
 
-    func statusJSON(_ status: Status, viewer: String) -> JSONValue {
+    /// `context` (`home`, `public`): the filter context of the request; the viewer's v2 filters of that context
+    /// that match the status are listed in its `filtered`, as Mastodon 4 does (`warn` and `hide` alike: acting on
+    /// them is the client's part).
+    func statusJSON(_ status: Status, viewer: String, context: String? = nil) -> JSONValue {
         var object: [String: JSONValue] = [
             "id": .string(status.id), "created_at": Self.date(status.createdAt),
             "account": accountJSON(status.accountID), "visibility": .string(status.visibility),
@@ -34,7 +37,7 @@ extension MastodonSandboxServer {
             "edited_at": status.editedAt.map(Self.date) ?? .null,
         ]
         if let reblogOf = status.reblogOf, let original = statuses.first(where: { $0.id == reblogOf }) {
-            object["reblog"] = statusJSON(original, viewer: viewer)
+            object["reblog"] = statusJSON(original, viewer: viewer, context: context)
             object["content"] = .string("")
         } else {
             object["reblog"] = .null
@@ -54,6 +57,9 @@ extension MastodonSandboxServer {
         object["spoiler_text"] = .string("")
         object["media_attachments"] = .array([])
         object["mentions"] = .array([])
+        if let context, variant.hasVersion2 {
+            object["filtered"] = .array(filterResults(status, viewer: viewer, context: context))
+        }
         return .object(object)
     }
 

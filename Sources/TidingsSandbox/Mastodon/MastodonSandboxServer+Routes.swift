@@ -61,12 +61,14 @@ extension MastodonSandboxServer {
         switch (request.method, route) {
         case ("GET", "/api/v1/timelines/home"):
             let home = homeEntries(viewer)
-            return page(request, items: home, path: route, hidden: isHidden) { statusJSON($0, viewer: viewer) }
+            return page(request, items: home, path: route, hidden: isHidden) {
+                statusJSON($0, viewer: viewer, context: "home")
+            }
         case ("GET", "/api/v1/timelines/public"):
             // Every sandbox account is local, so `local=true` selects the same statuses.
             let items = statuses.reversed().filter { !$0.deleted && $0.visibility == "public" && $0.reblogOf == nil }
             return page(request, items: Array(items), path: route, hidden: isHidden) {
-                statusJSON($0, viewer: viewer)
+                statusJSON($0, viewer: viewer, context: "public")
             }
         case ("GET", "/api/v1/notifications"):
             return page(request, items: visibleNotifications(viewer), path: route) {

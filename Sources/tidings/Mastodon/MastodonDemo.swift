@@ -10,8 +10,8 @@ let mastodonDemoPart = DemoPart(
     run: { try await mastodonDemo() })
 
 /// A stretch of one account's life against the in-process sandbox, on a `TestClock` (the same output every run):
-/// capabilities and the tier, a cold load, a burst larger than a page that leaves a gap, the gap filled from its
-/// newer side, a read marker synced; each step with the requests it spent (counted at the transport).
+/// capabilities and the tier, a cold load, a burst larger than a page that leaves a gap above the page, the gap
+/// filled upwards, a read marker synced; each step with the requests it spent (counted at the transport).
 func mastodonDemo() async throws {
     let clock = TestClock()
     let epoch = Date(timeIntervalSince1970: 1_780_000_000)
@@ -59,8 +59,9 @@ func mastodonDemo() async throws {
     let burst = try await engine.refresh()
     let afterBurst = try await engine.entries()
     print(
-        "12:00  45 new posts, more than a page (40): \(burst.inserted) fetched with min_id, "
-            + "\(burst.gapInserted ? "a gap left below them" : "no gap").  [\(requests()) request(s)]")
+        "12:00  45 new posts, more than a page (40): \(burst.inserted) fetched with min_id right above the stored "
+            + "newest, \(burst.newerRemain ? "a gap left above them (newer posts remain)" : "no gap").  "
+            + "[\(requests()) request(s)]")
     print("       timeline: \(layout(afterBurst))")
 
     var filled = 0
@@ -73,7 +74,7 @@ func mastodonDemo() async throws {
     }
     let newer = try await engine.refresh()
     print(
-        "12:01  gap loaded from its newer side: \(filled) statuses were in it, \(closed ? "closed" : "still open"); "
+        "12:01  gap loaded (upwards, from the newest stored): \(filled) statuses were in it, \(closed ? "closed" : "still open"); "
             + "then \(newer.inserted) newer on top.  "
             + "[\(requests()) request(s)]")
     print("       timeline: \(layout(try await engine.entries()))")

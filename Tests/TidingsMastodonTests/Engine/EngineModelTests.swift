@@ -13,7 +13,10 @@ import TidingsSandboxKit
 /// favourite / bookmark / boost and their undo, notification and unread polls, reading and marker syncs,
 /// foreground and background, deletion re-checks, polling through `MastodonPollScheduler` on the virtual
 /// clock, clean restarts and crashes — the engine dropped and the store closed at a random point, also with
-/// an action in the outbox or an operation in flight —, server errors and drops on the next request, the user
+/// an action in the outbox or an operation in flight —, offline stretches (every connection refused, the stream
+/// closed, actions pending, refreshes failing with nothing changed, polling told the path is gone sending
+/// nothing; on the way back the outbox replays and the stream reopens), server errors and drops on the next
+/// request, the user
 /// stream started and dropped — its events then arrive concurrently with the other operations, so a seed's
 /// interleaving is not exactly reproducible, while every invariant must hold for any interleaving).
 ///

@@ -9,7 +9,8 @@ import TidingsCore
 /// either side; full, short, with and without a `Link` header, with server-side filters and a feed cap),
 /// posts, deletions (told to the client or missed while offline), stale pages that carry a status deleted
 /// meanwhile, edits and sweeps, against ``TimelineModelServer``. After every step: no duplicate status,
-/// positions strictly ordered with the server's order, no gap at an end or beside another, every hole
+/// positions strictly ordered with the server's order, no gap at the bottom or beside another (an open gap on
+/// top only: newer statuses remain; after a refresh that inserted, nothing newer may remain without it), every hole
 /// between cached runs is a gap entry, no resurrected deletion. At the end, loading every gap and refreshing
 /// must converge to the server's newest status with every gap closed or unfillable.
 ///
@@ -56,6 +57,7 @@ import TidingsCore
         retention.maxRowsPerPass = Int.random(in: 1...20, using: &rng)
         server.post(Int.random(in: 0...(limit * 3), using: &rng), rng: &rng)
 
+        var lastPlan: MastodonTimelineFetchPlan?
         @discardableResult
         func fetchAndApply(_ request: MastodonTimelineRequest, in db: SQLiteConnection) throws
             -> MastodonTimelineApplyResult?
@@ -68,6 +70,7 @@ import TidingsCore
                 history.append("\(request): \(error)")
                 return nil
             }
+            lastPlan = plan
             let answer = server.answer(plan)
             var fetched = page(answer.ids, hasMore: answer.hasMore)
             fetched.newerCursor = answer.newest.map { ServerID(String($0)) }
@@ -80,10 +83,32 @@ import TidingsCore
 
         let steps = Int.random(in: 10...40, using: &rng)
         for _ in 0..<steps {
+            do {
+                try step()
+            } catch let failure as ModelFailure {
+                return (history + ["INVARIANT: \(failure)"]).joined(separator: "\n")
+            }
+            if let problem = try check(store: store, server: server, told: told) {
+                return (history + ["INVARIANT: \(problem)"]).joined(separator: "\n")
+            }
+        }
+
+        func step() throws {
             try database.write { db in
                 switch Int.random(in: 0..<100, using: &rng) {
                 case 0..<25:
-                    try fetchAndApply(.refresh, in: db)
+                    let result = try fetchAndApply(.refresh, in: db)
+                    // What a refresh leaves missing above it must be marked: `min_id` pages are the rows just
+                    // above the cache, so after a full one the newer rows lie above the page, behind a gap on top.
+                    let entries = try store.entries(key, in: db)
+                    let top = entries.last(where: { !$0.isGap })?.statusID.flatMap { Int($0.rawValue) }
+                    // (A refresh of an empty timeline whose newest page was filtered empty goes downwards first.)
+                    if let result, result.inserted > 0, let top, entries.last?.content != .gap(.open),
+                        case .newer = lastPlan?.anchor,
+                        let missed = server.feed.first(where: { $0 > top && !server.hidden($0) })
+                    {
+                        throw ModelFailure("silent hole above the refreshed top \(top): \(missed) and newer remain")
+                    }
                 case 25..<35:
                     try fetchAndApply(.loadOlder, in: db)
                 case 35..<55:
@@ -130,9 +155,6 @@ import TidingsCore
                     let report = try store.sweep(retention, in: db)
                     history.append("sweep \(report)")
                 }
-            }
-            if let problem = try check(store: store, server: server, told: told) {
-                return (history + ["INVARIANT: \(problem)"]).joined(separator: "\n")
             }
         }
         // Quiescence: refresh and load every open gap until nothing changes.
@@ -186,7 +208,9 @@ import TidingsCore
             if index > 0, entries[index - 1].position >= entry.position { return "positions not strictly rising" }
             guard let raw = entry.statusID, let id = Int(raw.rawValue) else {
                 if previousWasGap { return "a gap at the bottom or beside another gap at \(entry.position)" }
-                if index == entries.count - 1 { return "a gap on top" }
+                // An open gap on top says newer statuses remain (a full refresh page); anything else on top is
+                // a gap the store should have dropped.
+                if index == entries.count - 1, entry.content != .gap(.open) { return "an unfillable gap on top" }
                 previousWasGap = true
                 continue
             }

@@ -21,8 +21,12 @@ import TidingsCore
     }
 
     @Test func refreshAnchorsOnTheNewestAndLoadOlderOnTheOldest() throws {
+        // One row below the newest, so a page that starts right above it repeats it (the proof of no hole).
         let refresh = try MastodonTimelinePlanner.plan(.refresh, entries: entries, limit: 40)
-        #expect(refresh.minID == "101" && refresh.maxID == nil)
+        #expect(refresh.minID == "100" && refresh.maxID == nil)
+        // Not across a gap: then the newest itself.
+        let alone = try MastodonTimelinePlanner.plan(.refresh, entries: Array(entries.prefix(4)), limit: 40)
+        #expect(alone.minID == "100")
         let older = try MastodonTimelinePlanner.plan(.loadOlder, entries: entries, limit: 40)
         #expect(older.maxID == "98" && older.minID == nil)
     }
@@ -56,9 +60,18 @@ import TidingsCore
         #expect(throws: MastodonTimelineError.gapUnfillable) {
             try MastodonTimelinePlanner.plan(.loadGap(position: 3, side: .newer), entries: unfillable, limit: 40)
         }
-        let topGap = [status(1, "5"), MastodonTimelineEntry(position: 2, content: .gap(.open))]
+        let bottomGap = [MastodonTimelineEntry(position: 1, content: .gap(.open)), status(2, "5")]
         #expect(throws: MastodonTimelineError.missingAnchor) {
-            try MastodonTimelinePlanner.plan(.loadGap(position: 2, side: .newer), entries: topGap, limit: 40)
+            try MastodonTimelinePlanner.plan(.loadGap(position: 1, side: .older), entries: bottomGap, limit: 40)
+        }
+    }
+
+    /// The gap on top (newer statuses remain above a full refresh page) is loaded upwards, as a refresh.
+    @Test func theGapOnTopIsLoadedAsARefreshFromEitherSide() throws {
+        let topGap = [status(1, "4"), status(2, "5"), MastodonTimelineEntry(position: 3, content: .gap(.open))]
+        for side in [MastodonGapSide.newer, .older] {
+            let plan = try MastodonTimelinePlanner.plan(.loadGap(position: 3, side: side), entries: topGap, limit: 40)
+            #expect(plan.anchor == .newer(minID: "4"))
         }
     }
 }

@@ -34,9 +34,9 @@ import TidingsCore
         retention.homeEntries = 3
         try await S.load(store, .refresh, ids: [2, 1], limit: 2)
         try await S.load(store, .refresh, ids: [11, 10], limit: 2)
-        #expect(S.shape(try await store.entries(S.home)) == "11 10 ~ 2 1")
+        #expect(S.shape(try await store.entries(S.home)) == "~ 11 10 ~ 2 1")
         try await store.sweep(retention)
-        #expect(S.shape(try await store.entries(S.home)) == "11 10")
+        #expect(S.shape(try await store.entries(S.home)) == "~ 11 10")
     }
 
     @Test func orphansGoAfterSevenDaysAndStatusesInUseStay() async throws {

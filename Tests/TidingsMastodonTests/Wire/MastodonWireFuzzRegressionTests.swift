@@ -14,7 +14,7 @@ struct MastodonWireFuzzRegressionTests {
 
     @Test func everySeedDecodesAsItsType() throws {
         let seeds = try Self.fixtures()
-        #expect(seeds.count == 9)
+        #expect(seeds.count == 10)
         for (name, body) in seeds {
             #expect(try MastodonWireFuzzing.decodeEverything(body) >= 1, "\(name) decoded as nothing")
         }

@@ -33,6 +33,6 @@ public struct OpenMatesPrefetchReply: Sendable, Hashable {
         self.body = body
     }
 
-    /// The rate-limit headers (`Retry-After`, `X-RateLimit-*`, `Date`) for ``TidingsCore/RateBudget``.
+    /// The rate-limit headers (`Retry-After`, `X-RateLimit-*`, `Date`) for `RateBudget`.
     public var rateLimitSignal: RateLimitSignal { RateLimitSignal(statusCode: status, headers: headers) }
 }

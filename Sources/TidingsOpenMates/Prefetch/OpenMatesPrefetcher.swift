@@ -123,9 +123,14 @@ public actor OpenMatesPrefetcher {
     /// Creates a prefetcher; nothing is sent before the conditions allow it and something starts it.
     ///
     /// - Parameters:
+    ///   - configuration: Chunk size, spacing, cap, deadline and rate limit.
+    ///   - transport: What sends the prefetch requests (HTTP in an app, the sandbox in tests).
+    ///   - store: The store pages are written to, under the sync rules; the prefetcher runs on its queue.
+    ///   - clock: The clock spacing, deadlines and `Retry-After` are measured on.
     ///   - rateBudget: A budget shared with the app; it must meter ``rateLimitFamily`` at ``rateLimit`` (in its
     ///     `familyLimits`). nil: a budget of the prefetcher's own on `clock`.
     ///   - conditions: The device's conditions at creation (``OpenMatesPrefetchConditions/unknown``: offline).
+    ///   - logger: Where progress and failures are logged (never a cookie or token).
     public init(
         configuration: Configuration = Configuration(), transport: any OpenMatesPrefetchTransport,
         store: OpenMatesStore, clock: any Clock<Duration>, rateBudget: RateBudget? = nil,

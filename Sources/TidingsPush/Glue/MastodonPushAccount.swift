@@ -22,7 +22,12 @@ public actor MastodonPushAccount {
 
     /// Joins `raiser` and `registrar`; routes through `router` and informs `scheduler` (if the app polls).
     ///
-    /// - Parameter pushPolicy: Mastodon's `data[policy]` (whose pushes the server sends).
+    /// - Parameters:
+    ///   - raiser: The account's raiser, which decides every push, poll and stream notification.
+    ///   - registrar: The account's Web Push registration with its Mastodon server.
+    ///   - router: The process's router; the account's endpoint is routed to `raiser`.
+    ///   - scheduler: The app's poll scheduler, told that the account is pushed (nil when the app does not poll).
+    ///   - pushPolicy: Mastodon's `data[policy]` (whose pushes the server sends).
     public init(
         raiser: MastodonNotificationRaiser, registrar: MastodonWebPushRegistrar, router: PushAccountRouter,
         scheduler: MastodonPollScheduler? = nil, pushPolicy: MastodonPushPolicy = .all

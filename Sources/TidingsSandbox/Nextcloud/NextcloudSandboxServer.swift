@@ -31,6 +31,10 @@ public final class NextcloudSandboxServer: Sendable {
     /// A sandbox with one account.
     ///
     /// - Parameters:
+    ///   - user: The account's user name.
+    ///   - appPassword: The app password `Authorization: Basic` must carry.
+    ///   - faults: Fault switches applied to every request.
+    ///   - log: Where every request is recorded.
     ///   - deliver: when given, receives every proxy push in process instead of an HTTP POST to the push token
     ///     (a trailing closure lands here, as before HTTP delivery existed).
     ///   - transport: what the proxy stand-in and the Web Push sender POST through (loopback HTTP by default).

@@ -26,7 +26,7 @@ import TidingsOpenMates
 ///
 /// Content is really encrypted, as the web client writes it: each seeded chat gets a random AES-256 key,
 /// wrapped by ``masterKey`` into the chat's `encrypted_chat_key`; titles and message contents are "OM" blobs
-/// (``OpenMatesContentBlob``) under that key. A client that holds ``masterKey`` decrypts them; the server never
+/// (`OpenMatesContentBlob`) under that key. A client that holds ``masterKey`` decrypts them; the server never
 /// reads them. Seeded plaintexts are ``seededTitle(chatID:)`` and ``seededMessage(chatID:index:)``.
 ///
 /// ``variant`` switches turn it into the other servers the client must survive (order, missing phases,

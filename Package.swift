@@ -13,7 +13,9 @@ let openSSLOnLinux: Target.Dependency = .target(name: "COpenSSL", condition: .wh
 /// would break the dynamically linked products that share these modules (tidings-bench, the Fuzz package); the
 /// modules are the same either way, so only the link changes, and it names the static Foundation's own
 /// dependencies (CoreFoundation, ICU, ...) that the dynamic modules' autolink entries leave out. Release only:
-/// debug builds and tests link as before. Figures: docs/BENCHMARKS.md.
+/// debug builds and tests link as before. The link prints one warning from the toolchain's static Foundation
+/// (`the use of 'mktemp' is dangerous`, glibc's link-time note on FoundationEssentials' temporary files); gold has no
+/// switch for it, and any `--static-swift-stdlib` build prints it too. Figures: docs/BENCHMARKS.md.
 let staticReleaseLinkFlags = [
     "-static-stdlib", "-Xlinker", "-no-pie", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCollections",
     "-l_FoundationCShims", "-lFoundationInternationalization", "-lFoundationEssentials", "-lswiftSynchronization",

@@ -4,6 +4,24 @@ import PackageDescription
 /// OpenSSL backs crypto and TLS on Linux; Apple platforms use CryptoKit, Security and Network instead.
 let openSSLOnLinux: Target.Dependency = .target(name: "COpenSSL", condition: .when(platforms: [.linux]))
 
+/// Issue 12's P2: `tidings push decrypt` is the decrypt-and-decide path of a memory-limited notification extension
+/// (< 24 MB peak RSS), and on Linux most of a dynamically linked run's RSS is the start-up pages of the Swift
+/// runtime's and Foundation's shared libraries. A release `tidings` therefore links them statically (the
+/// toolchain's own `swift_static` archives: no package beyond the toolchain) and as a non-PIE executable (the
+/// loader then writes no relocations into the binary's pages; they were 41 % of a static PIE run's page faults).
+/// SwiftPM's `--static-swift-stdlib` would also compile every module against the static resource directory, which
+/// would break the dynamically linked products that share these modules (tidings-bench, the Fuzz package); the
+/// modules are the same either way, so only the link changes, and it names the static Foundation's own
+/// dependencies (CoreFoundation, ICU, ...) that the dynamic modules' autolink entries leave out. Release only:
+/// debug builds and tests link as before. The link prints one warning from the toolchain's static Foundation
+/// (`the use of 'mktemp' is dangerous`, glibc's link-time note on FoundationEssentials' temporary files); gold has no
+/// switch for it, and any `--static-swift-stdlib` build prints it too. Figures: docs/BENCHMARKS.md.
+let staticReleaseLinkFlags = [
+    "-static-stdlib", "-Xlinker", "-no-pie", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCollections",
+    "-l_FoundationCShims", "-lFoundationInternationalization", "-lFoundationEssentials", "-lswiftSynchronization",
+    "-lstdc++",
+]
+
 let package = Package(
     name: "Tidings",
     platforms: [.macOS(.v14), .iOS(.v17)],
@@ -58,7 +76,8 @@ let package = Package(
             dependencies: [
                 "TidingsCore", "TidingsNet", "TidingsKecalek", "TidingsSandboxKit", "TidingsSandbox", "TidingsYpChat",
                 "TidingsMastodon", "TidingsOpenMates", "TidingsPush",
-            ]
+            ],
+            linkerSettings: [.unsafeFlags(staticReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
         ),
         .executableTarget(
             name: "tidings-bench",

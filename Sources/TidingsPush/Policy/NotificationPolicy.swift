@@ -80,6 +80,11 @@ public enum NotificationPolicy {
             request.identifier = group.requestIdentifier
             return .update(request)
         }
+        // Without quiet hours or a digest no rule below reads the local time: no calendar is built, so a
+        // notification extension's decision touches neither the calendar nor the time zone (issue 12's P2).
+        guard settings.usesLocalTime else {
+            return .raise(NotificationContentBuilder.request(for: candidate, context: context.content))
+        }
         let calendar = NotificationCalendar(timeZone: context.timeZone)
         if calendar.isQuiet(context.now, settings.quietHours) {
             return .hold(until: calendar.quietEnd(at: context.now, settings.quietHours), reason: .quietHours)

@@ -79,4 +79,8 @@ public struct NotificationSettings: Hashable, Codable, Sendable {
 
     /// Whether digest delivery is on (with at least one valid hour).
     public var isDigest: Bool { !delivery.digestHours.isEmpty }
+
+    /// Whether a decision under these settings reads the local wall-clock time (quiet hours or a digest); when
+    /// false, ``NotificationPolicy`` never consults the context's time zone, so a caller may skip looking it up.
+    public var usesLocalTime: Bool { quietHours != nil || isDigest }
 }

@@ -176,6 +176,13 @@ public actor MastodonNotificationRaiser {
         following = nil
     }
 
+    /// Tells the app to withdraw these raised notifications (read or removed on another device), through
+    /// ``events()`` as ``AccountNotificationEvent/withdrawRaised(_:)``. The raised set keeps them, so they are
+    /// not raised again.
+    public func withdrawRaised(_ identifiers: [String]) {
+        broadcaster.publish(.withdrawRaised(identifiers))
+    }
+
     // MARK: Shared steps
 
     func decide(_ candidate: NotificationCandidate) async throws -> AccountNotificationDecision {

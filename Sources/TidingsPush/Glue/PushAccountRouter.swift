@@ -48,12 +48,14 @@ public final class PushAccountRouter: Sendable {
 
 /// Why a push could not be routed.
 public struct PushRoutingError: TidingsError {
-    enum Code: String { case unknownEndpoint }
+    enum Code: String { case unknownEndpoint, unknownAccount }
 
     let code: Code
 
     /// No signed-in account holds the endpoint the push was addressed to.
     public static let unknownEndpoint = PushRoutingError(code: .unknownEndpoint)
+    /// No signed-in account is registered for the proxy push's key, or none of them signed it.
+    public static let unknownAccount = PushRoutingError(code: .unknownAccount)
 
     /// The kind.
     public var kind: TidingsErrorKind { TidingsErrorKind(code) }

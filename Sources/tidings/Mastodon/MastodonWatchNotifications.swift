@@ -148,6 +148,9 @@ func printNotificationEvent(_ event: AccountNotificationEvent, json: Bool) {
         emitLine(
             ["type": "withdraw", "identifiers": signOut.withdrawRequestIdentifiers],
             "withdraw: \(signOut.withdrawRequestIdentifiers.joined(separator: ", "))")
+    case .withdrawRaised(let identifiers):
+        emitLine(
+            ["type": "withdraw", "identifiers": identifiers], "withdraw: \(identifiers.joined(separator: ", "))")
     case .missed(let count):
         emitLine(["type": "missed", "count": count], "missed: \(count) notification events")
     }

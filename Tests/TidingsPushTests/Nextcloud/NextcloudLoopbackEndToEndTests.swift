@@ -45,67 +45,56 @@ import TidingsSandboxKit
         }
     }
 
-    /// What the app's glue does with one opened push of a Nextcloud Social account: a Social push polls the
-    /// Social app's notifications from the last one seen and runs each through the policy, remembering which
-    /// raised notification the push's `nid` became; a withdrawal returns the identifiers to take down.
-    actor SocialGlue {
-        let server: Server
-        let policy: NotificationPolicyStore
-        let map: NextcloudRaisedNotifications
-        var newestSeen: String?
-
-        init(server: Server, database: SQLiteDatabase) {
-            self.server = server
-            policy = NotificationPolicyStore(database: database)
-            map = NextcloudRaisedNotifications(database: database)
-        }
-
-        func handle(_ subject: NextcloudProxySubject) async throws -> (raised: [String], withdrawn: [String]) {
-            switch try await map.outcome(of: subject, account: NextcloudLoopbackEndToEndTests.account) {
-            case .pollNotifications(let nid):
-                var raised: [String] = []
-                for notification in try await poll().reversed() {
-                    guard
-                        let candidate = NotificationCandidate(
-                            notification, account: NextcloudLoopbackEndToEndTests.account, origin: .poll)
-                    else { continue }
-                    let decision = try await policy.decideAndRecord(
-                        candidate, settings: NotificationSettings(),
-                        context: NotificationPolicyContext(
-                            now: Date(), timeZone: TimeZone(identifier: "UTC")!, marker: nil,
-                            content: NotificationContentContext(accountHandle: NextcloudLoopbackEndToEndTests.account)
-                        ))
-                    if let request = decision.request {
-                        raised.append(request.identifier)
-                        try await map.record(
-                            account: NextcloudLoopbackEndToEndTests.account, nid: nid,
-                            raisedIdentifier: request.identifier)
-                    }
+    /// The app's side of a Nextcloud Social account, wired as an app wires it: a Mastodon engine over the
+    /// Social app's Mastodon-compatible API (on loopback, logged in with the app password), the account's raiser
+    /// and the library's `NextcloudPushHandler` over the proxy registration's keys.
+    struct SocialAccount {
+        static let schema = SQLiteSchema(
+            tables: MastodonTimelineSchema.schema.tables + NotificationPolicyStore.tables
+                + [NextcloudRaisedNotifications.table],
+            migrations: MastodonTimelineSchema.schema.migrations + [
+                .init(version: MastodonTimelineSchema.schema.migrations.count + 1, name: "push") { db in
+                    try NotificationPolicyStore.createTables(db)
+                    try NextcloudRaisedNotifications.createTable(db)
                 }
-                return (raised, [])
-            case .withdraw(let identifiers):
-                return ([], identifiers)
-            case .raise:
-                Issue.record("a Social push was raised from its subject")
-                return ([], [])
-            }
-        }
+            ])
 
-        /// `GET …/apps/social/api/v1/notifications?since_id=<newest seen>`, newest first.
-        private func poll() async throws -> [MastodonNotification] {
-            var components = URLComponents(
-                url: server.url.appendingPathComponent("index.php/apps/social/api/v1/notifications"),
-                resolvingAgainstBaseURL: false)!
-            if let newestSeen { components.queryItems = [URLQueryItem(name: "since_id", value: newestSeen)] }
-            var request = HTTPRequest(method: .get, url: components.url!)
+        let raiser: MastodonNotificationRaiser
+        let handler: NextcloudPushHandler
+
+        init(server: Server, decryptor: NextcloudProxyPushDecryptor) async throws {
+            let database = try SQLiteDatabase.inMemory(schema: Self.schema)
+            let client = MastodonAPIClient(
+                server: server.url.appendingPathComponent("index.php/apps/social"),
+                accountKey: NextcloudLoopbackEndToEndTests.account,
+                authorization: MastodonAuthorization(token: "unused: the app password logs in"),
+                transport: AppPasswordTransport(credentials: server.credentials, send: server.send))
+            // What `GET /api/v1/instance` of Nextcloud Social answers: no streaming, no Web Push, v1 only.
+            let instance = try MastodonWire.decode(
+                MastodonInstanceV1.self,
+                from: Data(#"{"uri":"nextcloud.sandbox","version":"2.7.0","urls":{},"vapid_key":""}"#.utf8))
+            let engine = MastodonAccountEngine(
+                client: client, store: MastodonTimelineStore(database: database),
+                capabilities: MastodonCapabilities(instance))
+            raiser = MastodonNotificationRaiser(
+                engine: engine, policy: NotificationPolicyStore(database: database),
+                clock: NotificationPolicyClock(TestClock(), origin: Date()))
+            handler = NextcloudPushHandler(
+                raiser: raiser, decryptor: decryptor, raised: NextcloudRaisedNotifications(database: database))
+        }
+    }
+
+    /// Nextcloud apps take the account's app password as HTTP Basic, in place of the bearer token.
+    struct AppPasswordTransport: MastodonTransport {
+        let credentials: NextcloudCredentials
+        let send: @Sendable (HTTPRequest) async throws -> HTTPResponse
+
+        func response(for request: HTTPRequest) async throws -> HTTPResponse {
+            var request = request
+            request.bearerToken = nil
             request.headers["Authorization"] =
-                "Basic "
-                + Data("\(server.credentials.user):\(server.credentials.appPassword)".utf8).base64EncodedString()
-            let response = try await server.send(request)
-            #expect(response.status == 200)
-            let list = try MastodonWire.decode([MastodonNotification].self, from: response.body)
-            if let newest = list.first { newestSeen = newest.id.rawValue }
-            return list
+                "Basic " + Data("\(credentials.user):\(credentials.appPassword)".utf8).base64EncodedString()
+            return try await send(request)
         }
     }
 
@@ -131,7 +120,10 @@ import TidingsSandboxKit
         let decryptor = NextcloudProxyPushDecryptor(
             deviceKey: deviceKey.privateKey,
             userPublicKey: try TidingsCrypto.RSA.PublicKey(pemRepresentation: registration.userPublicKey))
-        let glue = SocialGlue(server: server, database: try SQLiteDatabase.inMemory(schema: Self.schema))
+        let account = try await SocialAccount(server: server, decryptor: decryptor)
+        let router = NextcloudPushRouter()
+        router.register(account.handler, key: pushToken)
+        let events = account.raiser.events()
 
         // Four Social notifications, each pushed over loopback, opened, polled and raised once.
         var nids: [Int64] = []
@@ -149,9 +141,16 @@ import TidingsSandboxKit
             }
             #expect(nid == nids[index])
             #expect(id.count == 40 && id.allSatisfy(\.isHexDigit), "a Social push names an object hash")
-            let handled = try await glue.handle(subject)
-            #expect(handled.raised.count == 1, "push \(index) raised \(handled.raised)")
-            raised += handled.raised
+            let routed = try await router.route(messageJSON: push.body, key: pushToken)
+            #expect(routed.account == Self.account)
+            guard case .polled(nid, let decisions) = routed.handling else {
+                Issue.record("push \(index) was not polled: \(routed.handling)")
+                return
+            }
+            let requests = decisions.compactMap(\.decision.request)
+            #expect(requests.count == 1, "push \(index) raised \(requests.map(\.identifier))")
+            #expect(requests.first?.title.text.lowercased().contains(author) == true)
+            raised += requests.map(\.identifier)
         }
         #expect(Set(raised).count == 4)
         #expect(server.sandbox.deliveries.allSatisfy { $0.status == 200 && $0.failure == nil })
@@ -165,10 +164,32 @@ import TidingsSandboxKit
         let withdrawals = try pushes[4...].map { try decryptor.open(messageJSON: $0.body) }
         #expect(
             withdrawals == [.delete(nid: nids[0]), .deleteMultiple(nids: [nids[1], nids[2]]), .deleteAll])
-        var withdrawn: [[String]] = []
-        for withdrawal in withdrawals { withdrawn.append(try await glue.handle(withdrawal).withdrawn) }
-        #expect(withdrawn == [[raised[0]], [raised[1], raised[2]], [raised[3]]])
-        #expect(try await glue.handle(.deleteAll).withdrawn.isEmpty, "a repeated withdrawal takes down nothing")
+        var withdrawn: [NextcloudPushHandling] = []
+        for push in pushes[4...] { withdrawn.append(try await router.route(messageJSON: push.body).handling) }
+        #expect(
+            withdrawn == [
+                .withdrew(raisedIdentifiers: [raised[0]]), .withdrew(raisedIdentifiers: [raised[1], raised[2]]),
+                .withdrew(raisedIdentifiers: [raised[3]]),
+            ])
+        #expect(
+            try await account.handler.handle(.deleteAll) == .withdrew(raisedIdentifiers: []),
+            "a repeated withdrawal takes down nothing")
+        // The app read all of it from the raiser's one event stream: four raises, then the three withdrawals.
+        await account.raiser.withdrawRaised(["fence"])  // ends the read below: nothing is waited for
+        var seen: [AccountNotificationEvent] = []
+        for await event in events {
+            if event == .withdrawRaised(["fence"]) { break }
+            if case .decided(let record) = event, record.decision.request == nil { continue }
+            seen.append(event)
+        }
+        let raisedSeen = seen.compactMap { event in
+            if case .decided(let record) = event { record.decision.request?.identifier } else { nil }
+        }
+        #expect(raisedSeen == raised)
+        #expect(
+            Array(seen.dropFirst(4)) == [
+                .withdrawRaised([raised[0]]), .withdrawRaised([raised[1], raised[2]]), .withdrawRaised([raised[3]]),
+            ])
 
         // Sign-out deletes at the server and at the proxy; afterwards nothing is pushed.
         try await registrar.unregister(registration)

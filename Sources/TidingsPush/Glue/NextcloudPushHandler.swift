@@ -1,0 +1,85 @@
+import TidingsCore
+
+/// `NextcloudPushHandler` is the library's glue for the proxy pushes of one Nextcloud account (a Nextcloud
+/// Social account is a Mastodon-API account, raised by its ``MastodonNotificationRaiser``).
+///
+/// Guarantees:
+/// - The push's signature is verified by the account's key before anything is decrypted or changed; a push
+///   that fails verification, decryption or parsing throws ``NextcloudPushError`` and raises, records and
+///   withdraws nothing.
+/// - A Social push never raises from its subject (it names no status): it polls the account's notifications
+///   from the marker through the raiser, so the policy decides and records each notification once whatever
+///   path (poll, stream, push) saw it first.
+/// - `delete`, `delete-multiple` and `delete-all` withdraw the notifications raised for those `nid`s through
+///   the raiser's event stream (``AccountNotificationEvent/withdrawRaised(_:)``), each once: the map's rows
+///   are removed in the transaction that reads them.
+public struct NextcloudPushHandler: Sendable {
+    /// The account's raiser (its engine polls the account's Mastodon-compatible Social API).
+    public let raiser: MastodonNotificationRaiser
+    /// Verifies and decrypts this account's proxy pushes.
+    public let decryptor: NextcloudProxyPushDecryptor
+    /// The durable `nid` → raised identifier map.
+    public let raised: NextcloudRaisedNotifications
+
+    /// The account's key (the raiser's).
+    public var account: String { raiser.account }
+
+    /// A handler for the account `raiser` raises for.
+    ///
+    /// - Parameters:
+    ///   - raiser: The account's raiser.
+    ///   - decryptor: Built from the device key and the `publicKey` the server answered at registration.
+    ///   - raised: The `nid` map, on a store whose schema includes ``NextcloudRaisedNotifications/table``.
+    public init(
+        raiser: MastodonNotificationRaiser, decryptor: NextcloudProxyPushDecryptor, raised: NextcloudRaisedNotifications
+    ) {
+        self.raiser = raiser
+        self.decryptor = decryptor
+        self.raised = raised
+    }
+
+    /// Handles one proxy push given as its JSON `data` object (`{"subject": …, "signature": …}`).
+    ///
+    /// - Throws: ``NextcloudPushError`` when the push is not this account's or cannot be opened (nothing
+    ///   changed then); `MastodonError` from the Social poll; a store error.
+    public func handle(messageJSON bytes: [UInt8]) async throws -> NextcloudPushHandling {
+        try await handle(try decryptor.open(messageJSON: bytes))
+    }
+
+    /// Handles one proxy push given as its `subject` and `signature` fields.
+    ///
+    /// - Throws: As ``handle(messageJSON:)``.
+    public func handle(subject: String, signature: String) async throws -> NextcloudPushHandling {
+        try await handle(try decryptor.open(subject: subject, signature: signature))
+    }
+
+    /// Handles a subject already verified and decrypted (a Web Push registration's plaintext, or the
+    /// router's opened push).
+    ///
+    /// - Throws: `MastodonError` from the Social poll; a store error.
+    public func handle(_ subject: NextcloudProxySubject) async throws -> NextcloudPushHandling {
+        switch try await raised.outcome(of: subject, account: account) {
+        case .pollNotifications(let nid):
+            let decisions = try await raiser.pollAndRaise()
+            // The subject names an object hash, not a Mastodon notification ID: the newest notification this
+            // poll raised or updated is the one the push announced.
+            if let identifier = decisions.compactMap(\.decision.request?.identifier).last {
+                try await raised.record(account: account, nid: nid, raisedIdentifier: identifier)
+            }
+            return .polled(nid: nid, decisions: decisions)
+        case .withdraw(let identifiers):
+            if !identifiers.isEmpty { await raiser.withdrawRaised(identifiers) }
+            return .withdrew(raisedIdentifiers: identifiers)
+        case .raise(let nid, let app, let text, let type, let id):
+            return .otherApp(nid: nid, app: app, subject: text, type: type, id: id)
+        }
+    }
+
+    /// Remembers that the app raised `raisedIdentifier` for another app's notification `nid`, so a later
+    /// `delete` push withdraws it.
+    ///
+    /// - Throws: A store error.
+    public func recordRaised(nid: Int64, raisedIdentifier: String) async throws {
+        try await raised.record(account: account, nid: nid, raisedIdentifier: raisedIdentifier)
+    }
+}

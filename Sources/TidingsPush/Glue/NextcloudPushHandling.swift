@@ -1,0 +1,14 @@
+/// What ``NextcloudPushHandler`` did with one verified proxy push of a Nextcloud account.
+public enum NextcloudPushHandling: Hashable, Sendable {
+    /// A Nextcloud Social push: the account's notifications were polled from the marker and these are the
+    /// policy's decisions (each also reached the raiser's events); the newest raised one is remembered under
+    /// `nid` so that a later `delete` withdraws it.
+    case polled(nid: Int64, decisions: [AccountNotificationDecision])
+    /// `delete`, `delete-multiple` or `delete-all`: these raised notifications were withdrawn (also sent as
+    /// ``AccountNotificationEvent/withdrawRaised(_:)``); empty when none of them was raised here.
+    case withdrew(raisedIdentifiers: [String])
+    /// A notification of another Nextcloud app (Talk, Files…). The policy does not word these yet: the app
+    /// shows it as it sees fit and, to let a later `delete` withdraw it, records the identifier it raised
+    /// with ``NextcloudPushHandler/recordRaised(nid:raisedIdentifier:)``.
+    case otherApp(nid: Int64, app: String, subject: String, type: String?, id: String?)
+}

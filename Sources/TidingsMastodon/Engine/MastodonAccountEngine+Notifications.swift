@@ -50,14 +50,45 @@ extension MastodonAccountEngine {
         try await refresh(timeline)
     }
 
+    /// How many `min_id` pages one ``pollNotifications()`` reads at most before it leaves the rest to the
+    /// next tick (``hasNotificationBacklog``).
+    public static let notificationPagesPerPoll = 5
+
+    /// Whether the last ``pollNotifications()`` stopped with newer notifications left on the server (its last
+    /// page was full at the page bound, or the rate budget refused a further page): the scheduler then polls
+    /// notifications at the next tick even when the unread count (which Mastodon caps) did not move.
+    public var hasNotificationBacklog: Bool { notificationsBacklogged }
+
     /// Fetches the notifications newer than the newest stored (`min_id`; the newest page when none is) and
-    /// stores them: v2 grouped by `group_key` where the server has it, v1 otherwise. One request.
+    /// stores them: v2 grouped by `group_key` where the server has it, v1 otherwise. A full page (as many
+    /// notifications as the effective limit) means newer ones remain, so it pages upward from the newest
+    /// stored, up to ``notificationPagesPerPoll`` requests; what is still left sets ``hasNotificationBacklog``.
+    /// A rate limit on a page after the first ends the poll with what was stored (backlog set), not an error.
     ///
-    /// - Throws: ``MastodonError``, or a store error.
+    /// - Throws: ``MastodonError`` of the first page, or a store error.
     public func pollNotifications() async throws {
+        let limit = min(pageLimit, serverCap.withLock { $0 } ?? pageLimit)
+        var added = 0
+        var full = true
+        var pages = 0
+        defer { if added > 0 { broadcaster.publish(.notifications(added: added)) } }
+        while full, pages < Self.notificationPagesPerPoll {
+            do {
+                (added, full) = try await pollNotificationsPage(limit: limit, added: added)
+            } catch let error as MastodonError where error == .rateLimited && pages > 0 {
+                break
+            }
+            pages += 1
+        }
+        notificationsBacklogged = full
+        try updateUnread(count: nil)
+    }
+
+    /// One `min_id` page above the newest stored notification: the running count of stored rows, and whether
+    /// the page was full (newer ones may remain).
+    private func pollNotificationsPage(limit: Int, added: Int) async throws -> (added: Int, full: Bool) {
         let newest = try readNow { db in try self.store.newestNotificationID(account: self.account, in: db) }
         let range = MastodonPageRange(minID: newest, limit: pageLimit)
-        let added: Int
         if version1Notifications || capabilitiesCache.map({ !$0.supportsGroupedNotifications }) == true {
             let page = try await guarded { try await self.client.notifications(range) }
             var rows: [MastodonStoredNotification] = []
@@ -67,33 +98,36 @@ extension MastodonAccountEngine {
                         id: notification.id, statusID: notification.status?.id,
                         payload: try JSONEncoder().encode(notification)))
             }
-            added = try writeNow { db in
+            let stored = try writeNow { db in
                 try self.store.storeNotifications(rows, account: self.account, in: db)
             }
-        } else {
-            let results: MastodonGroupedNotifications
-            do {
-                results = try await guarded { try await self.client.groupedNotifications(range).results }
-            } catch let error as MastodonError where error == .notFound {
-                version1Notifications = true
-                throw error
-            }
-            var rows: [MastodonStoredNotificationGroup] = []
-            for group in results.notificationGroups {
-                guard let recent = group.mostRecentNotificationID ?? group.pageMaxID else { continue }
-                let payload = MastodonGroupPayload(
-                    group: group, accounts: group.sampleAccountIDs.compactMap { results.account($0) },
-                    status: group.statusID.flatMap { results.status($0) })
-                rows.append(
-                    MastodonStoredNotificationGroup(
-                        groupKey: group.groupKey, mostRecentID: recent, payload: try JSONEncoder().encode(payload)))
-            }
-            added = try writeNow { db in
-                try self.store.storeNotificationGroups(rows, account: self.account, in: db)
-            }
+            return (added + stored, page.items.count + page.skipped >= limit && !rows.isEmpty)
         }
-        if added > 0 { broadcaster.publish(.notifications(added: added)) }
-        try updateUnread(count: nil)
+        let results: MastodonGroupedNotifications
+        do {
+            results = try await guarded { try await self.client.groupedNotifications(range).results }
+        } catch let error as MastodonError where error == .notFound {
+            version1Notifications = true
+            throw error
+        }
+        var rows: [MastodonStoredNotificationGroup] = []
+        // Mastodon limits groups; a server grouping one page of notifications limits their sum.
+        var members = 0
+        for group in results.notificationGroups {
+            members += max(1, group.notificationsCount)
+            guard let recent = group.mostRecentNotificationID ?? group.pageMaxID else { continue }
+            let payload = MastodonGroupPayload(
+                group: group, accounts: group.sampleAccountIDs.compactMap { results.account($0) },
+                status: group.statusID.flatMap { results.status($0) })
+            rows.append(
+                MastodonStoredNotificationGroup(
+                    groupKey: group.groupKey, mostRecentID: recent, payload: try JSONEncoder().encode(payload)))
+        }
+        let stored = try writeNow { db in
+            try self.store.storeNotificationGroups(rows, account: self.account, in: db)
+        }
+        let full = results.notificationGroups.count >= limit || members >= limit
+        return (added + stored, full && !rows.isEmpty)
     }
 
     /// The stored v1 notifications, newest first.

@@ -36,6 +36,7 @@ public actor MastodonAccountEngine: MastodonPollTarget {
     var capabilitiesCache: MastodonCapabilities?
     var version1Notifications = false
     var version1UnreadCount = false
+    var notificationsBacklogged = false
     var unread: (count: Int, flag: Bool)?
     var markerState = MarkerState()
     var outboxAttempts: [Int64: Int] = [:]

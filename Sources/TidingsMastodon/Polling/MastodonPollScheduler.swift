@@ -207,7 +207,9 @@ public actor MastodonPollScheduler {
         do {
             let count = try await target.pollUnreadCount()
             if let name = plan.timeline { _ = try await refresh(name, key: key, target: target) }
-            if accounts[key]?.lastUnread != count { try await target.pollNotifications() }
+            // A capped count may not move while more arrived than one poll read: the engine's backlog says so.
+            let backlog = await (target as? MastodonAccountEngine)?.hasNotificationBacklog ?? false
+            if accounts[key]?.lastUnread != count || backlog { try await target.pollNotifications() }
             accounts[key]?.lastUnread = count
             accounts[key]?.lastPollAt = timeline.elapsed
             return .success

@@ -18,6 +18,11 @@ import TidingsCore
 ///   the active account changes.
 /// - Each account's filters are fetched when it is added or signed in again and on the stream's
 ///   `filters_changed` (``MastodonAccountEngine/filters()``, ``MastodonEngineChange/filtersChanged``).
+/// - Each account's outbox is replayed (``MastodonAccountEngine/replayOutbox()``) when it is added (launch)
+///   while online, when the network path becomes satisfied again and on foreground; a failure keeps the
+///   action pending. Its markers are read (``MastodonAccountEngine/syncMarkers()``) when it is added and on
+///   foreground, and posted at once (``MastodonAccountEngine/enterBackground()``) when the app goes to the
+///   background.
 /// - ``changes()`` merges every engine's changes and every stream's states into one bounded stream per subscriber.
 /// - ``signOut(account:)`` stops the account's polling and stream; a refused token (needs reauthentication)
 ///   stops them until ``signIn(account:token:)``.
@@ -127,6 +132,9 @@ public actor MastodonSync {
                 key: key, target: engine, capabilities: capabilities, push: push, authorization: authorization,
                 gate: gate))
         await reevaluateStreams(resume: false)
+        // Launch and sign-in: the server's read positions, then what was left pending before the restart.
+        if capabilities != nil { _ = try? await engine.syncMarkers() }
+        if online { await engine.replayOutbox() }
         return engine
     }
 
@@ -187,6 +195,7 @@ public actor MastodonSync {
     /// opened or closed by the tiers (closed at once on background, offline or another active account).
     public func appStateChanged(_ event: MastodonAppEvent) async {
         var resume = false
+        let wasForeground = foreground
         switch event {
         case .foreground(let isForeground):
             resume = isForeground && !foreground
@@ -202,6 +211,29 @@ public actor MastodonSync {
         }
         await scheduler.appStateChanged(event)
         await reevaluateStreams(resume: resume)
+        switch event {
+        case .foreground(let isForeground) where isForeground && resume:
+            await forEachEngine { engine in
+                _ = try? await engine.syncMarkers()
+                await engine.replayOutbox()
+            }
+        case .foreground(let isForeground) where !isForeground && wasForeground:
+            // The debounce would not outlive the app's suspension: post the pending markers now.
+            await forEachEngine { engine in _ = try? await engine.enterBackground() }
+        case .networkPath where resume:
+            await forEachEngine { engine in await engine.replayOutbox() }
+        default:
+            break
+        }
+    }
+
+    /// Runs `body` for every signed-in account's engine, in key order (failures stay with each engine: a
+    /// marker or an action that did not go out is kept for the next time).
+    private func forEachEngine(_ body: (MastodonAccountEngine) async -> Void) async {
+        for key in accounts.keys.sorted() {
+            guard let engine = accounts[key]?.engine else { continue }
+            await body(engine)
+        }
     }
 
     /// A push woke the app for an account: one poll tick, whatever the preset.

@@ -43,7 +43,13 @@ import TidingsSandbox
     static func launch(
         _ server: OpenMatesSandboxServer, path: String, variant: OpenMatesSandboxPrefetchVariant
     ) async throws -> (OpenMatesClientHarness, PrefetchHarness) {
-        let client = try OpenMatesClientHarness(server: server, store: OpenMatesStore(path: path))
+        // Prefetch steps move the virtual clock in 2 s steps without reading the client's changes, so the client's
+        // pong deadline would take the sandbox for dead and its reconnect would wait on the clock: no app pings here.
+        let client = try OpenMatesClientHarness(
+            server: server, store: OpenMatesStore(path: path),
+            configuration: .init(
+                reconnectBackoff: Backoff(base: .seconds(1), cap: .seconds(30), random: { 0.999_999 }),
+                pingInterval: .seconds(1_000_000)))
         let prefetch = try PrefetchHarness(server: server, store: client.store, clock: client.clock)
         prefetch.endpoint.variant = variant
         await prefetch.prefetcher.attach(to: client.client)

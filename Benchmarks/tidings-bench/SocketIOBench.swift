@@ -18,6 +18,8 @@ enum SocketIOBench {
     static let acks = 1_000
     static let pipelined = 2_000
     static let binaryRounds = 20
+    /// How many times each side runs the whole workload; every row is the median over the rounds.
+    static let rounds = 5
 
     struct Figures: Decodable {
         var connect_ms: Double
@@ -45,10 +47,18 @@ enum SocketIOBench {
         ] {
             progress("\(label): warming up")
             _ = try await measureTidings(url: url, transports: transports, window: window, scale: 10)
-            progress("\(label): Tidings")
-            let tidings = try await measureTidings(url: url, transports: transports, window: window, scale: 1)
-            progress("\(label): python-socketio")
-            let python = try await runPython(root: root, url: url, transport: pythonName, window: window)
+            let (tidingsRounds, pythonRounds) = try await interleavedRounds(
+                rounds,
+                tidings: {
+                    progress("\(label): Tidings")
+                    return try await measureTidings(url: url, transports: transports, window: window, scale: 1)
+                },
+                baseline: {
+                    progress("\(label): python-socketio")
+                    return try await runPython(root: root, url: url, transport: pythonName, window: window)
+                })
+            let tidings = Figures(medianOf: tidingsRounds)
+            let python = Figures(medianOf: pythonRounds)
             let rows: [BenchComparison] = [
                 ("connect time (\(label)), median", "ms", tidings.connect_ms, python.connect_ms),
                 ("ack round trip (\(label)), p50", "ms", tidings.ack_p50_ms, python.ack_p50_ms),
@@ -60,7 +70,8 @@ enum SocketIOBench {
                 ("64 KiB binary ack (\(label)), median", "ms", tidings.binary_64k_ms, python.binary_64k_ms),
             ]
             firstID = reporter.reportComparisons(
-                rows, idPrefix: "SIO", firstID: firstID, baseline: "python-socketio AsyncClient",
+                rows, idPrefix: "SIO", firstID: firstID,
+                baseline: "python-socketio AsyncClient, median of \(rounds) interleaved rounds",
                 higherIsBetter: "acks/s", warnWhenSlower: true)
         }
     }
@@ -127,5 +138,16 @@ enum SocketIOBench {
                 String(acks), "--pipelined", String(pipelined), "--binary", String(binaryRounds), "--window",
                 String(window),
             ])
+    }
+}
+
+extension SocketIOBench.Figures {
+    /// Each figure's median over `rounds`.
+    init(medianOf rounds: [Self]) {
+        self.init(
+            connect_ms: median(rounds, \.connect_ms), ack_p50_ms: median(rounds, \.ack_p50_ms),
+            ack_p99_ms: median(rounds, \.ack_p99_ms),
+            pipelined_acks_per_s: median(rounds, \.pipelined_acks_per_s),
+            binary_64k_ms: median(rounds, \.binary_64k_ms))
     }
 }

@@ -17,6 +17,8 @@ enum WebSocketBench {
     static let echoes = 1_000
     static let pipelined = 5_000
     static let bigRounds = 10
+    /// How many times each side runs the whole workload; every row is the median over the rounds.
+    static let rounds = 5
 
     struct Figures: Decodable {
         var connect_ms: Double
@@ -46,9 +48,14 @@ enum WebSocketBench {
                 try String(contentsOf: tls.appendingPathComponent("ca.pem"), encoding: .utf8)
             ]
             _ = try await measureTidings(url: url, configuration: configuration, scale: 10)
-            let tidings = try await measureTidings(url: url, configuration: configuration, scale: 1)
-            let python = try await runPython(
-                root: root, url: url, ca: secure ? tls.appendingPathComponent("ca.pem").path : nil)
+            let (tidingsRounds, pythonRounds) = try await interleavedRounds(
+                rounds, tidings: { try await measureTidings(url: url, configuration: configuration, scale: 1) },
+                baseline: {
+                    try await runPython(
+                        root: root, url: url, ca: secure ? tls.appendingPathComponent("ca.pem").path : nil)
+                })
+            let tidings = Figures(medianOf: tidingsRounds)
+            let python = Figures(medianOf: pythonRounds)
             let label = secure ? "wss" : "ws"
             let rows: [BenchComparison] = [
                 ("connect time (\(label)), median", "ms", tidings.connect_ms, python.connect_ms),
@@ -61,7 +68,8 @@ enum WebSocketBench {
                 ("1 MiB binary echo (\(label)), median", "ms", tidings.big_ms, python.big_ms),
             ]
             firstID = reporter.reportComparisons(
-                rows, idPrefix: "WS", firstID: firstID, baseline: "websockets 17 asyncio client",
+                rows, idPrefix: "WS", firstID: firstID,
+                baseline: "websockets 17 asyncio client, median of \(rounds) interleaved rounds",
                 higherIsBetter: "msg/s")
         }
     }
@@ -146,5 +154,15 @@ enum WebSocketBench {
                 "--url", url.absoluteString, "--connects", String(connects), "--echoes", String(echoes),
                 "--pipelined", String(pipelined), "--big", String(bigRounds),
             ] + (ca.map { ["--ca", $0] } ?? []))
+    }
+}
+
+extension WebSocketBench.Figures {
+    /// Each figure's median over `rounds`.
+    init(medianOf rounds: [Self]) {
+        self.init(
+            connect_ms: median(rounds, \.connect_ms), echo_p50_ms: median(rounds, \.echo_p50_ms),
+            echo_p99_ms: median(rounds, \.echo_p99_ms), pipelined_per_s: median(rounds, \.pipelined_per_s),
+            big_ms: median(rounds, \.big_ms))
     }
 }

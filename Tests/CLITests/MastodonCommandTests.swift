@@ -178,7 +178,7 @@ import TidingsSandboxKit
         let show = await runner.capture(["mastodon", "show", "--store", store, "--json", "--limit", "3"])
         #expect(show.status == 0)
         let lines = show.standardOutput.split(separator: "\n")
-        #expect(lines.count == 4)
+        try #require(lines.count == 4, "mastodon show printed: \(show.standardOutput) \(show.standardError)")
         let head = try Self.object(lines[0])
         #expect(head["type"] as? String == "store" && head["statuses"] as? Int == 40 && head["gaps"] as? Int == 0)
         let newest = try Self.object(lines[1])

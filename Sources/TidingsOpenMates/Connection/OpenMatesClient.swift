@@ -81,6 +81,9 @@ public actor OpenMatesClient {
         case storeChanged
         /// These chats' content arrived.
         case hydrated([String])
+        /// The server deleted these chats (`chat_deleted`, `chat_ids_to_delete`, or a content answer that left a
+        /// requested chat out): they left the store with a tombstone; a loading state for one of them ends here.
+        case chatsDeleted([String])
         /// Something failed that the UI should show: a content batch's `partial_error`
         /// (``OpenMatesError/contentUnavailable`` naming the chats), `error`, `initial_sync_error`, a store error.
         case failure(OpenMatesError)
@@ -123,6 +126,15 @@ public actor OpenMatesClient {
     var hydrationWanted: Set<String> = []
     var hydrationInFlight: Set<String> = []
     var hydrationFlushScheduled = false
+    /// The one `request_chat_content_batch` sent on this connection and not answered yet (the wire has no
+    /// request ID: one at a time is what lets an answer be matched to its request).
+    var contentInFlight: OpenMatesContentRequest?
+    var contentRequestSerial = 0
+    /// A content request went unanswered on this connection, or an answer did not fit its request: a later
+    /// answer may belong to another request, so none is used to infer deletions until the next connection.
+    var contentAnswersUnmatched = false
+    /// Stored chats the server may have deleted, being verified with content requests.
+    var verification = OpenMatesChatVerification()
     /// The queued action sent on the current connection and not answered yet (one at a time, in order).
     var actionInFlight: Int64?
     var actionTimeoutTask: Task<Void, Never>?
@@ -252,6 +264,8 @@ public actor OpenMatesClient {
             state = OpenMatesClientState()
         }
         applier.startSync()
+        // A new sync decides afresh which chats need verifying.
+        verification = OpenMatesChatVerification()
         tracker.syncRequested()
         publishStatus()
         await send(.phasedSync(phase: "all", state: state), on: channel)

@@ -163,6 +163,7 @@ extension OpenMatesClient {
             storedChats = try store.count(.chats)
         } catch {
             broadcaster.publish(.failure(OpenMatesError(.store, operation: envelope.type, detail: "\(error)")))
+            if case .chatContentBatch = event { contentAnswerNotStored() }
             return
         }
         if !plan.changes.isEmpty { broadcaster.publish(.storeChanged) }

@@ -113,4 +113,24 @@ extension OpenMatesClient {
         }
         scheduleHydration()
     }
+
+    /// The answer in flight could not be stored: its wanted chats fail (asking again would meet the same store),
+    /// the verification ends, and the next request may go out.
+    func contentAnswerNotStored() {
+        guard let request = contentInFlight else { return }
+        contentInFlight = nil
+        let failed = request.chatIDs.filter { hydrationWanted.contains($0) }
+        hydrationWanted.subtract(failed)
+        hydrationInFlight.removeAll()
+        if !failed.isEmpty {
+            broadcaster.publish(
+                .failure(
+                    OpenMatesError(
+                        .contentUnavailable, operation: "chat_content_batch_response",
+                        detail: "the answer could not be stored", chatIDs: failed)))
+        }
+        endVerification(reason: "the store could not be written")
+        publishStatus()
+        scheduleHydration()
+    }
 }

@@ -221,4 +221,17 @@ import TidingsSandbox
         #expect(try harness.store.chat("chat-003") != nil)
         await harness.client.close()
     }
+
+    @Test func aChatDeletedWhileOnlineLeavesTheSyncComplete() async throws {
+        let server = await Self.seeded()
+        let (harness, _) = try await Self.synced(server)
+        await server.deleteChat("chat-003")
+        #expect(await harness.until { $0 == .chatsDeleted(["chat-003"]) })
+        // The server's count was taken before the deletion: it now counts one chat less, as the store does, and
+        // the sync stays complete (it went pending until the next sync before).
+        #expect(await harness.untilStatus { $0.serverChatCount == 13 })
+        #expect(await harness.client.status.sync == .complete)
+        #expect(try harness.store.chatList().count == 13)
+        await harness.client.close()
+    }
 }

@@ -126,6 +126,10 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
             status.cacheIsPrimed = primed
             if let count { status.serverChatCount = count }
         case .totalChatCount(let total): status.serverChatCount = total
+        case .chatsDeleted(let chatIDs):
+            // The server's count was reported before the client learned of these deletions (the next sync
+            // reports afresh): without this, a chat deleted while online would hold the status at pending.
+            if let count = status.serverChatCount { status.serverChatCount = max(0, count - chatIDs.count) }
         case .requestFreshSync: status.cacheIsPrimed = true
         case .initialSyncFailed(let message): status.lastError = "initial sync failed: \(message)"
         case .serverError(let message): status.lastError = message

@@ -21,6 +21,12 @@ import TidingsNet
 ///   every connection, one at a time, each confirmed by the server's echo or failed explicitly after
 ///   ``Configuration/maximumActionTries`` tries (``Change/actionFailed(_:_:)``); none is dropped silently.
 ///
+/// - At most one `request_chat_content_batch` is in flight per connection, so each answer is matched to its
+///   request: a requested chat it leaves out (no messages, no versions, not in `partial_error`) was deleted on
+///   the server and is deleted here with a tombstone (``Change/chatsDeleted(_:)``). A sync whose phase 2 reports
+///   fewer chats than the store holds verifies the chats it did not name that way, sync pending meanwhile. The
+///   server's deletion wins over queued actions on the chat: they fail at once (``Change/actionFailed(_:_:)``).
+///
 /// It runs on its store's executor, so its synchronous store calls never block a pool thread.
 ///
 /// For example:

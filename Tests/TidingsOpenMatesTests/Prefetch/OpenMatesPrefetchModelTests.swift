@@ -8,10 +8,10 @@ import TidingsSandbox
 
 /// The model-based test's schedules with a prefetcher attached to the client (kept apart from
 /// `OpenMatesModelTests`): seeded random servers (phased-sync and prefetch variants), histories (posts and
-/// deletions from another device), and schedules that interleave prefetch pages with syncs, reconnects,
-/// hide/archive actions, condition changes and relaunches with the same, a cleared or a damaged store. After
-/// quiescence the store equals the server's view and no deleted chat is back: prefetch changed nothing sync
-/// would not have.
+/// deletions from another device, online and while the app is not running), and schedules that interleave
+/// prefetch pages with syncs, reconnects, hide/archive actions, condition changes and relaunches with the same,
+/// a cleared or a damaged store. After quiescence the store equals the server's view and no deleted chat is
+/// back: prefetch changed nothing sync would not have.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct OpenMatesPrefetchModelTests {
     // 10 batches of 5 (50 seeds): small batches stay far from the per-test minute on a machine shared with
     // other builds, beside `OpenMatesModelTests`; `OM_PREFETCH_SEED` replays any other seed.
@@ -113,6 +113,11 @@ import TidingsSandbox
                 case 0: break
                 case 1: try SQLiteDatabase.removeFiles(at: path)
                 default: try Data(repeating: 0xA5, count: 4096).write(to: URL(fileURLWithPath: path))
+                }
+                // Sometimes another device deletes a chat while the app is not running (no chat_deleted).
+                if Bool.random(using: &random), let chat = ids.randomElement(using: &random) {
+                    await server.deleteChat(chat)
+                    deleted.insert(chat)
                 }
                 (harness, prefetch) = try await launch(server, path: path, variant: variant)
                 #expect(await OpenMatesModel.settle(harness), "seed \(seed): relaunch")

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import TidingsCore
 
+@testable import tidings
+
 /// `tidings openmates sync|show`, run as the real executable against the in-process sandbox.
 @Suite(.timeLimit(.minutes(1))) struct OpenMatesCommandTests {
     private func temporaryStore() throws -> String {
@@ -40,6 +42,45 @@ import TidingsCore
         #expect(chats.filter { $0["content"] == "complete" }.count == 10)
         #expect(chats.filter { $0["content"] == "metadata-only" }.count == 16)
         #expect(objects.filter { $0["type"] == "message" }.count == 10)
+    }
+
+    @Test func syncWithPrefetchReportsTheChunksChatsAndMessagesItStored() async throws {
+        let store = try temporaryStore()
+        let sync = try await ToolRun.run(["openmates", "sync", "--store", store, "--prefetch"])
+        #expect(sync.status == 0, "\(sync.standardError)")
+        let lines = sync.standardOutput.split(separator: "\n").map(String.init)
+        // 26 chats: offsets 10…25 in chunks of 3; chat-008 and chat-009 phase 1b already filled.
+        #expect(
+            lines.contains(
+                "prefetch: 6 chunks (cursor 10 → 13 → 16 → 19 → 22 → 25 → done), 14 chats, 84 messages stored; finished"
+            ))
+        #expect(lines.contains { $0.hasPrefix("store: 26 chats (2 metadata-only), 144 messages,") })
+        #expect(lines.last == "sync: complete")
+
+        let json = try await ToolRun.run(["openmates", "sync", "--store", try temporaryStore(), "--prefetch", "--json"])
+        #expect(json.status == 0)
+        let objects = try json.standardOutput.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        let prefetch = try #require(objects.first { $0["type"] == "prefetch" })
+        #expect(prefetch["chunks"] == 6)
+        #expect(prefetch["chats"] == 14)
+        #expect(prefetch["messages"] == 84)
+        #expect(prefetch["cursors"] == [10, 13, 16, 19, 22, 25])
+        #expect(prefetch["done"] == true)
+        #expect(prefetch["state"] == "finished")
+        // Without --prefetch nothing is prefetched.
+        let plain = try await ToolRun.run(["openmates", "sync", "--store", try temporaryStore(), "--json"])
+        #expect(!plain.standardOutput.contains("\"prefetch\""))
+    }
+
+    @Test func prefetchFromAServerNeedsTheRefreshTokenCookie() async throws {
+        let run = try await ToolRun.run([
+            "openmates", "sync", "--server", "ws://127.0.0.1:1", "--token", "tok-SECRET", "--prefetch",
+        ])
+        #expect(run.status == 64)
+        #expect(run.standardError.contains("auth_refresh_token"))
+        #expect(!(run.standardOutput + run.standardError).contains("SECRET"))
+        #expect(openMatesRefreshToken(inCookie: "a=1; auth_refresh_token=r-1") == "r-1")
+        #expect(openMatesRefreshToken(inCookie: "auth_refresh_token=") == nil)
     }
 
     @Test func anUnreachableServerIs69AndTheTokenIsNeverPrinted() async throws {

@@ -3,10 +3,10 @@ import Testing
 
 @testable import tidings
 
-/// `tidings demo --only openmates`: a phased sync, a cold start from disk, a hydration on open and an offline
-/// session replayed, on a virtual clock.
+/// `tidings demo --only openmates`: a phased sync, a cold start from disk, a hydration on open, an offline
+/// session replayed and an offline prefetch pass, on a virtual clock.
 @Suite(.timeLimit(.minutes(1))) struct OpenMatesDemoTests {
-    @Test func theOpenMatesPartShowsSyncColdStartHydrationAndAnOfflineSessionReplayed() async throws {
+    @Test func theOpenMatesPartShowsSyncColdStartHydrationAnOfflineSessionReplayedAndAPrefetch() async throws {
         let first = await Runner(root: tidingsRoot, environment: [:]).capture(["demo", "--only", "openmates"])
         #expect(first.status == 0, "\(first.standardError)")
         let output = first.standardOutput
@@ -20,6 +20,10 @@ import Testing
             "archive_chat on chat-002: failed, archive_chat refused (3 tries); undone",
             "queue empty: yes; chat-002 archived: no (the server's value); "
                 + "server applied: send_message:chat-000:demo-offline-1, pin_chat:chat-005",
+            "cursor 10 → 13; stored chat-010, chat-011; already stored chat-009",
+            "cursor 13 → 15; stored chat-012; already stored chat-013", "cursor 15 → done; empty page",
+            "finished: 3 chunks, 3 chats and 9 messages stored, 2 s apart on the virtual clock; cursor reset; "
+                + "metadata-only chats left: 1.",
         ] {
             #expect(output.contains(line), "\(line)")
         }

@@ -32,6 +32,13 @@ final class OpenMatesClientHarness {
         iterator = changes.makeAsyncIterator()
     }
 
+    /// The model suites' client: reconnect backoff with fixed jitter (the longest delay, so a step of 31 s on
+    /// the clock always reaches the attempt) and no app pings (their steps move the virtual clock without
+    /// reading the client's changes, so a pong deadline would take the live sandbox for dead).
+    static let modelConfiguration = OpenMatesClient.Configuration(
+        reconnectBackoff: Backoff(base: .seconds(1), cap: .seconds(30), random: { 0.999_999 }),
+        pingInterval: .seconds(1_000_000))
+
     deinit { endpoint.stop() }
 
     /// Reads changes until one satisfies `predicate`; false when the stream ended first.

@@ -195,7 +195,7 @@ extension OpenMatesClient {
         }
     }
 
-    private func finishInFlight() {
+    func finishInFlight() {
         actionInFlight = nil
         actionTimeoutTask?.cancel()
         actionTimeoutTask = nil

@@ -55,6 +55,8 @@ extension OpenMatesClient {
         channel = open
         tracker.connected()
         publishStatus()
+        contentInFlight = nil
+        contentAnswersUnmatched = false
         await requestSync(on: open)
         await send(.syncStatus, on: open)
         hydrationInFlight.removeAll()
@@ -84,6 +86,10 @@ extension OpenMatesClient {
             await open.close()
         }
         hydrationInFlight.removeAll()
+        // Its answer can no longer come; the next connection's sync decides afresh what to verify.
+        contentInFlight = nil
+        _ = verification.end()
+        tracker.verification(running: false, storedChatCount: storedChatCount())
         await actionTryEnded(reason: "the connection ended before the server answered")
     }
 
@@ -148,12 +154,16 @@ extension OpenMatesClient {
         }
         let plan: OpenMatesSyncPlan
         let storedChats: Int
+        // An answer is matched to the one request in flight, unless answers on this connection stopped fitting.
+        var requested: [String]?
+        if case .chatContentBatch = event, !contentAnswersUnmatched { requested = contentInFlight?.chatIDs }
         do {
-            plan = applier.plan(event, view: try store.localView())
+            plan = applier.plan(event, view: try store.localView(), requestedContent: requested)
             try store.apply(plan.changes)
             storedChats = try store.count(.chats)
         } catch {
             broadcaster.publish(.failure(OpenMatesError(.store, operation: envelope.type, detail: "\(error)")))
+            if case .chatContentBatch = event { contentAnswerNotStored() }
             return
         }
         if !plan.changes.isEmpty { broadcaster.publish(.storeChanged) }
@@ -161,14 +171,21 @@ extension OpenMatesClient {
         tracker.reevaluate(storedChatCount: storedChats)
         for signal in plan.signals {
             tracker.apply(signal, storedChatCount: storedChats)
-            await act(on: signal, open: open)
+            await act(on: signal, open: open, storedChats: storedChats)
             if stopped { return }
+        }
+        if case .chatContentBatch(let answer) = event {
+            contentAnswerArrived(answer, storedChats: storedChats)
+            tracker.reevaluate(storedChatCount: storedChats)
         }
         publishStatus()
     }
 
-    private func act(on signal: OpenMatesSyncSignal, open: OpenMatesChannel) async {
+    private func act(on signal: OpenMatesSyncSignal, open: OpenMatesChannel, storedChats: Int) async {
         switch signal {
+        case .chatsDeleted(let chatIDs): await chatsDeleted(chatIDs)
+        case .verifyChats(let chatIDs, let total):
+            startVerification(chatIDs, serverTotal: total, storedChats: storedChats)
         case .requestFreshSync: await requestSync(on: open)
         case .hydrated(let chatIDs):
             hydrationWanted.subtract(chatIDs)

@@ -28,46 +28,109 @@ extension OpenMatesClient {
         return .loading(partial: messages)
     }
 
-    /// Sends the wanted chats not in flight after the current turn, so chats opened together share requests.
+    /// Sends the next content request after the current turn, so chats opened together share one.
     func scheduleHydration() {
         guard !hydrationFlushScheduled else { return }
         hydrationFlushScheduled = true
-        Task { await self.flushHydration() }
+        Task { await self.flushContentRequests() }
     }
 
-    private func flushHydration() async {
+    /// Sends one `request_chat_content_batch` when none is in flight: the wanted chats first (someone waits
+    /// on them), then chats being verified, at most ``Configuration/contentBatchSize``.
+    private func flushContentRequests() async {
         hydrationFlushScheduled = false
-        guard let open = channel else { return }
-        let due = hydrationWanted.subtracting(hydrationInFlight).sorted()
-        guard !due.isEmpty else { return }
-        hydrationInFlight.formUnion(due)
-        var start = 0
-        while start < due.count {
-            let batch = Array(due[start..<min(due.count, start + configuration.contentBatchSize)])
-            start += batch.count
-            await send(.contentBatch(chatIDs: batch), on: open)
-            expireHydration(batch)
-        }
+        guard let open = channel, contentInFlight == nil else { return }
+        var batch = Array(hydrationWanted.sorted().prefix(configuration.contentBatchSize))
+        batch += verification.take(configuration.contentBatchSize - batch.count, excluding: Set(batch))
+        guard !batch.isEmpty else { return }
+        contentRequestSerial += 1
+        let request = OpenMatesContentRequest(serial: contentRequestSerial, chatIDs: batch)
+        contentInFlight = request
+        hydrationInFlight = Set(batch).intersection(hydrationWanted)
+        await send(.contentBatch(chatIDs: batch), on: open)
+        expire(request)
     }
 
-    /// Reports chats still unanswered after the hydration timeout as failed, so no loading state is endless.
-    private func expireHydration(_ batch: [String]) {
+    /// Ends the request at the hydration timeout when it is still unanswered, so no loading state is endless.
+    private func expire(_ request: OpenMatesContentRequest) {
         let timeout = configuration.hydrationTimeout
         Task { [clock] in
             do { try await clock.sleep(for: timeout) } catch { return }
-            self.hydrationTimedOut(batch)
+            await self.contentRequestTimedOut(request)
         }
     }
 
-    private func hydrationTimedOut(_ batch: [String]) {
-        let late = batch.filter { hydrationInFlight.contains($0) && hydrationWanted.contains($0) }
-        guard !late.isEmpty else { return }
-        hydrationInFlight.subtract(late)
+    private func contentRequestTimedOut(_ request: OpenMatesContentRequest) async {
+        guard contentInFlight == request else { return }
+        contentInFlight = nil
+        // Its answer may still come, and would be taken for the next request's: no more matching here.
+        contentAnswersUnmatched = true
+        let late = request.chatIDs.filter { hydrationInFlight.contains($0) && hydrationWanted.contains($0) }
+        hydrationInFlight.removeAll()
         hydrationWanted.subtract(late)
-        broadcaster.publish(
-            .failure(
-                OpenMatesError(
-                    .contentUnavailable, operation: "request_chat_content_batch",
-                    detail: "no answer in \(configuration.hydrationTimeout)", chatIDs: late)))
+        if !late.isEmpty {
+            broadcaster.publish(
+                .failure(
+                    OpenMatesError(
+                        .contentUnavailable, operation: "request_chat_content_batch",
+                        detail: "no answer in \(configuration.hydrationTimeout)", chatIDs: late)))
+        }
+        endVerification(reason: "a content request went unanswered")
+        publishStatus()
+        scheduleHydration()
+    }
+
+    /// Settles the request in flight with its answer (after the answer's plan was applied and its signals acted
+    /// on): wanted chats the answer did not resolve fail, the verification moves on or ends, the next request
+    /// goes out. An answer with nothing in flight only delivered content.
+    func contentAnswerArrived(_ answer: OpenMatesContentBatchResponse, storedChats: Int) {
+        guard let request = contentInFlight else { return }
+        contentInFlight = nil
+        let named = Set(answer.chats.map(\.chatID)).union(answer.failedChatIDs)
+        if !named.isSubset(of: request.chatIDs) { contentAnswersUnmatched = true }
+        // Left out of an answer that could not be matched (or named by a partial_error without names): not
+        // deleted on that evidence, reported unavailable so the loading state ends.
+        let unresolved = request.chatIDs.filter { hydrationWanted.contains($0) && !named.contains($0) }
+        hydrationInFlight.removeAll()
+        if !unresolved.isEmpty {
+            hydrationWanted.subtract(unresolved)
+            broadcaster.publish(
+                .failure(
+                    OpenMatesError(
+                        .contentUnavailable, operation: "chat_content_batch_response",
+                        detail: "left out of an answer that could not be matched to its request", chatIDs: unresolved)
+                ))
+        }
+        verification.resolve(request.chatIDs)
+        if verification.isRunning, contentAnswersUnmatched {
+            endVerification(reason: "answers could not be matched to their requests")
+        } else if verification.isRunning, let total = verification.serverTotal, storedChats <= total {
+            // The store no longer holds more chats than the server has: the deleted ones were found.
+            _ = verification.end()
+            tracker.verification(running: false, storedChatCount: storedChats)
+        } else if !verification.isRunning {
+            tracker.verification(running: false, storedChatCount: storedChats)
+        }
+        scheduleHydration()
+    }
+
+    /// The answer in flight could not be stored: its wanted chats fail (asking again would meet the same store),
+    /// the verification ends, and the next request may go out.
+    func contentAnswerNotStored() {
+        guard let request = contentInFlight else { return }
+        contentInFlight = nil
+        let failed = request.chatIDs.filter { hydrationWanted.contains($0) }
+        hydrationWanted.subtract(failed)
+        hydrationInFlight.removeAll()
+        if !failed.isEmpty {
+            broadcaster.publish(
+                .failure(
+                    OpenMatesError(
+                        .contentUnavailable, operation: "chat_content_batch_response",
+                        detail: "the answer could not be stored", chatIDs: failed)))
+        }
+        endVerification(reason: "the store could not be written")
+        publishStatus()
+        scheduleHydration()
     }
 }

@@ -21,6 +21,12 @@ import TidingsNet
 ///   every connection, one at a time, each confirmed by the server's echo or failed explicitly after
 ///   ``Configuration/maximumActionTries`` tries (``Change/actionFailed(_:_:)``); none is dropped silently.
 ///
+/// - At most one `request_chat_content_batch` is in flight per connection, so each answer is matched to its
+///   request: a requested chat it leaves out (no messages, no versions, not in `partial_error`) was deleted on
+///   the server and is deleted here with a tombstone (``Change/chatsDeleted(_:)``). A sync whose phase 2 reports
+///   fewer chats than the store holds verifies the chats it did not name that way, sync pending meanwhile. The
+///   server's deletion wins over queued actions on the chat: they fail at once (``Change/actionFailed(_:_:)``).
+///
 /// It runs on its store's executor, so its synchronous store calls never block a pool thread.
 ///
 /// For example:
@@ -81,6 +87,9 @@ public actor OpenMatesClient {
         case storeChanged
         /// These chats' content arrived.
         case hydrated([String])
+        /// The server deleted these chats (`chat_deleted`, `chat_ids_to_delete`, or a content answer that left a
+        /// requested chat out): they left the store with a tombstone; a loading state for one of them ends here.
+        case chatsDeleted([String])
         /// Something failed that the UI should show: a content batch's `partial_error`
         /// (``OpenMatesError/contentUnavailable`` naming the chats), `error`, `initial_sync_error`, a store error.
         case failure(OpenMatesError)
@@ -123,6 +132,15 @@ public actor OpenMatesClient {
     var hydrationWanted: Set<String> = []
     var hydrationInFlight: Set<String> = []
     var hydrationFlushScheduled = false
+    /// The one `request_chat_content_batch` sent on this connection and not answered yet (the wire has no
+    /// request ID: one at a time is what lets an answer be matched to its request).
+    var contentInFlight: OpenMatesContentRequest?
+    var contentRequestSerial = 0
+    /// A content request went unanswered on this connection, or an answer did not fit its request: a later
+    /// answer may belong to another request, so none is used to infer deletions until the next connection.
+    var contentAnswersUnmatched = false
+    /// Stored chats the server may have deleted, being verified with content requests.
+    var verification = OpenMatesChatVerification()
     /// The queued action sent on the current connection and not answered yet (one at a time, in order).
     var actionInFlight: Int64?
     var actionTimeoutTask: Task<Void, Never>?
@@ -252,6 +270,8 @@ public actor OpenMatesClient {
             state = OpenMatesClientState()
         }
         applier.startSync()
+        // A new sync decides afresh which chats need verifying.
+        verification = OpenMatesChatVerification()
         tracker.syncRequested()
         publishStatus()
         await send(.phasedSync(phase: "all", state: state), on: channel)

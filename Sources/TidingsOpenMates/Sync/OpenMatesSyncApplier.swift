@@ -11,8 +11,11 @@ import TidingsCore
 /// - Phase 2, phase 3's metadata and load-more pages store metadata only and never clear content.
 /// - Phase 3 batches apply once per batch number per sync; duplicates are ignored.
 /// - Thin cache-warming events change nothing and complete nothing.
-/// - Deletions come only from `chat_deleted` and `initial_sync_response.chat_ids_to_delete`; a chat missing
-///   from a phase is never deleted.
+/// - Deletions come from `chat_deleted`, `initial_sync_response.chat_ids_to_delete`, and a content answer
+///   matched to its request that leaves a requested chat out (``chatsMissing(from:requested:)``); a chat
+///   missing from a phase is never deleted. A sync whose phase 2 reports a `total_chat_count` below the stored
+///   chats ends with ``OpenMatesSyncSignal/verifyChats(chatIDs:serverTotal:)`` naming the stored chats no
+///   phase named, so the engine can ask for them and learn which are gone.
 ///
 /// For example:
 /// ```swift
@@ -25,21 +28,52 @@ public struct OpenMatesSyncApplier: Sendable {
     public static let phase1bParentCap = 10
 
     private var seenBatches: Set<Int> = []
+    /// Chats a real phase event of the current sync named: the ones it accounted for.
+    private var namedThisSync: Set<String> = []
+    /// Phase 2's `total_chat_count` in the current sync.
+    private var totalThisSync: Int?
 
     /// A fresh applier.
     public init() {}
 
-    /// Starts a new phased sync: phase 3 batch numbers may repeat from here on.
-    public mutating func startSync() { seenBatches.removeAll() }
+    /// Starts a new phased sync: phase 3 batch numbers may repeat from here on, and nothing is accounted for.
+    public mutating func startSync() {
+        seenBatches.removeAll()
+        namedThisSync.removeAll()
+        totalThisSync = nil
+    }
+
+    /// The chats of `requested` that `answer` shows the server no longer has: no messages entry, no versions
+    /// entry, not named by `partial_error`. Empty when the answer cannot be this request's (it names a chat not
+    /// requested) or when its `partial_error` names no chats (which ones failed is then unknown).
+    public static func chatsMissing(from answer: OpenMatesContentBatchResponse, requested: [String]) -> [String] {
+        let named = Set(answer.chats.map(\.chatID)).union(answer.failedChatIDs)
+        guard named.isSubset(of: requested) else { return [] }
+        if answer.partialError != nil, answer.failedChatIDs.isEmpty { return [] }
+        var seen: Set<String> = []
+        return requested.filter { !named.contains($0) && seen.insert($0).inserted }
+    }
 
     /// The changes and signals of `event` against `view`.
     public mutating func plan(_ event: OpenMatesServerEvent, view: OpenMatesLocalView) -> OpenMatesSyncPlan {
+        plan(event, view: view, requestedContent: nil)
+    }
+
+    /// The changes and signals of `event` against `view`; `requestedContent` is the content request a
+    /// `chat_content_batch_response` answers, when the engine can match it (one request in flight, nothing
+    /// unanswered before it on the connection): requested chats the answer leaves out are deleted.
+    public mutating func plan(
+        _ event: OpenMatesServerEvent, view: OpenMatesLocalView, requestedContent: [String]?
+    ) -> OpenMatesSyncPlan {
         var builder = PlanBuilder(view: view)
         switch event {
         case .phase1(let phase):
             guard !phase.isThin else {
                 return OpenMatesSyncPlan(signals: [.thinEvent(type: "phase_1_last_chat_ready")])
             }
+            if let chatID = phase.chatID { namedThisSync.insert(chatID) }
+            if let details = phase.chatDetails { namedThisSync.insert(details.chatID) }
+            namedThisSync.formUnion(phase.recentChats.map(\.chatID))
             if let details = phase.chatDetails { builder.metadata(details) }
             for record in phase.recentChats { builder.metadata(record) }
             if let chatID = phase.chatID, let messages = phase.messages {
@@ -52,6 +86,7 @@ public struct OpenMatesSyncApplier: Sendable {
             }
             builder.plan.signals.append(.phaseArrived("phase1"))
         case .phase1b(let phase):
+            namedThisSync.formUnion(phase.chats.map(\.chatID))
             var parents = 0
             var over: [String] = []
             for content in phase.chats {
@@ -73,7 +108,11 @@ public struct OpenMatesSyncApplier: Sendable {
                 return OpenMatesSyncPlan(signals: [.thinEvent(type: "phase_2_last_20_chats_ready")])
             }
             for record in phase.chats { builder.metadata(record) }
-            if let total = phase.totalChatCount { builder.plan.signals.append(.totalChatCount(total)) }
+            namedThisSync.formUnion(phase.chats.map(\.chatID))
+            if let total = phase.totalChatCount {
+                totalThisSync = total
+                builder.plan.signals.append(.totalChatCount(total))
+            }
             builder.plan.signals.append(.phaseArrived("phase2"))
         case .phase3Ready(let phase):
             guard !phase.isThin else {
@@ -90,7 +129,15 @@ public struct OpenMatesSyncApplier: Sendable {
             for content in batch.chats { builder.content(content) }
             if !batch.side.isEmpty { builder.plan.changes.append(.putSide(batch.side)) }
             builder.plan.signals.append(.batchApplied(number: batch.batchNumber, isLast: batch.isLastBatch))
-        case .phasedSyncComplete(let phase): builder.plan.signals.append(.syncComplete(phase: phase))
+        case .phasedSyncComplete(let phase):
+            builder.plan.signals.append(.syncComplete(phase: phase))
+            // Fewer chats on the server than stored: some stored chat is gone. Only those no phase named can be.
+            if let total = totalThisSync, total < view.chats.count {
+                let unaccounted = view.chats.keys.filter { !namedThisSync.contains($0) }.sorted()
+                if !unaccounted.isEmpty {
+                    builder.plan.signals.append(.verifyChats(chatIDs: unaccounted, serverTotal: total))
+                }
+            }
         case .cachePrimed(let status):
             if status == "full_sync_ready" { builder.plan.signals.append(.requestFreshSync) }
         case .syncStatus(let status):
@@ -104,8 +151,14 @@ public struct OpenMatesSyncApplier: Sendable {
             if let message = answer.partialError {
                 builder.plan.signals.append(.hydrationFailed(chatIDs: answer.failedChatIDs, message: message))
             }
+            if let requested = requestedContent {
+                let missing = Self.chatsMissing(from: answer, requested: requested)
+                for chatID in missing { builder.delete(chatID) }
+                if !missing.isEmpty { builder.plan.signals.append(.chatsDeleted(missing)) }
+            }
         case .initialSyncResponse(let initial):
             for chatID in initial.chatIDsToDelete { builder.delete(chatID) }
+            if !initial.chatIDsToDelete.isEmpty { builder.plan.signals.append(.chatsDeleted(initial.chatIDsToDelete)) }
             for record in initial.chats { builder.metadata(record) }
             for content in initial.content { builder.content(content) }
         case .initialSyncError(let message): builder.plan.signals.append(.initialSyncFailed(message))
@@ -120,7 +173,9 @@ public struct OpenMatesSyncApplier: Sendable {
             guard builder.view.chats[chatID] != nil else { break }
             if let messagesV { builder.metadata(OpenMatesChatRecord(chatID: chatID, messagesV: messagesV)) }
             builder.append([.deleteMessage(chatID: chatID, messageID: messageID)])
-        case .chatDeleted(let chatID): builder.delete(chatID)
+        case .chatDeleted(let chatID):
+            builder.delete(chatID)
+            builder.plan.signals.append(.chatsDeleted([chatID]))
         case .chatPinnedUpdated(let chatID, let pinned):
             guard builder.view.chats[chatID] != nil else { break }
             // In `raw` too, so the details keep what the server said while a pending pin outranks it.

@@ -20,6 +20,12 @@ public enum OpenMatesSyncSignal: Sendable, Hashable {
     case hydrated([String])
     /// Chats a content batch's `partial_error` names (all requested ones when it names none).
     case hydrationFailed(chatIDs: [String], message: String)
+    /// These chats were deleted: by `chat_deleted`, `chat_ids_to_delete`, or a content answer that left them out.
+    case chatsDeleted([String])
+    /// The sync ended with phase 2's `total_chat_count` (`serverTotal`) below the chats stored: these stored
+    /// chats, which no phase named this sync, are to be verified with content requests (a deleted one is left
+    /// out of its answer).
+    case verifyChats(chatIDs: [String], serverTotal: Int)
     /// Phase 1b sent content for more than 10 parent chats; these were kept metadata-only.
     case overCap([String])
     /// `initial_sync_error`.

@@ -52,7 +52,8 @@ public struct OpenMatesSyncStatus: Sendable, Hashable {
 ///
 /// Sync becomes pending with every `phased_sync_request` (startup, every reconnect, `cache_primed`) and is
 /// complete only when `phased_sync_complete` arrived for the latest request, the cache is not reported cold,
-/// and the store holds at least as many chats as the server reported (up to the store's window). Thin
+/// the store holds at least as many chats as the server reported (up to the store's window), and no
+/// verification of stored chats the server may have deleted is running (``verification(running:storedChatCount:)``). Thin
 /// cache-warming events and the passing of time change nothing.
 public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
     /// The current status.
@@ -60,6 +61,7 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
     /// The store's chat window: a server count above it is satisfied by a full window.
     public let storeWindow: Int
     private var completeReceived = false
+    private var verifying = false
 
     /// Creates a tracker for a store that keeps `storeWindow` chats.
     public init(storeWindow: Int = 100) { self.storeWindow = max(1, storeWindow) }
@@ -97,6 +99,7 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
     /// A `phased_sync_request` was sent: pending until this request completes.
     public mutating func syncRequested() {
         completeReceived = false
+        verifying = false
         status.sync = .pending
     }
 
@@ -107,6 +110,14 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
         status.sync = .pending
     }
 
+    /// Stored chats the server may have deleted are being verified (`running`), or that ended: while it runs
+    /// the store may still show chats the server no longer has, so sync is pending. `storedChatCount` is the
+    /// store's chat count now.
+    public mutating func verification(running: Bool, storedChatCount: Int) {
+        verifying = running
+        reevaluate(storedChatCount: storedChatCount)
+    }
+
     /// Applies one signal; `storedChatCount` is the store's chat count after the event's changes.
     public mutating func apply(_ signal: OpenMatesSyncSignal, storedChatCount: Int) {
         switch signal {
@@ -115,6 +126,10 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
             status.cacheIsPrimed = primed
             if let count { status.serverChatCount = count }
         case .totalChatCount(let total): status.serverChatCount = total
+        case .chatsDeleted(let chatIDs):
+            // The server's count was reported before the client learned of these deletions (the next sync
+            // reports afresh): without this, a chat deleted while online would hold the status at pending.
+            if let count = status.serverChatCount { status.serverChatCount = max(0, count - chatIDs.count) }
         case .requestFreshSync: status.cacheIsPrimed = true
         case .initialSyncFailed(let message): status.lastError = "initial sync failed: \(message)"
         case .serverError(let message): status.lastError = message
@@ -127,7 +142,8 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
     public mutating func reevaluate(storedChatCount: Int) {
         guard status.sync != .idle else { return }
         let expected = min(status.serverChatCount ?? 0, storeWindow)
-        let complete = completeReceived && status.cacheIsPrimed != false && storedChatCount >= expected
+        let complete =
+            completeReceived && status.cacheIsPrimed != false && storedChatCount >= expected && !verifying
         status.sync = complete ? .complete : .pending
     }
 }

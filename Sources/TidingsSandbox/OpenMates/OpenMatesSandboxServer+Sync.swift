@@ -98,12 +98,14 @@ extension OpenMatesSandboxServer {
                 guard let known = client.versions[chat.chatID] else { return true }
                 return known.messages < chat.messagesV || known.title < chat.titleV
             }
+            let total = variant.lateTotalChatCount ? (lastReportedTotal ?? chats.count) : chats.count
+            lastReportedTotal = chats.count
             events.append(
                 (
                     "phase_2_last_20_chats_ready",
                     [
                         "chats": .array(window.map { .object(["chat_details": .object($0.details)]) }),
-                        "chat_count": .int(Int64(window.count)), "total_chat_count": .int(Int64(chats.count)),
+                        "chat_count": .int(Int64(window.count)), "total_chat_count": .int(Int64(total)),
                         "phase": "phase2",
                     ]
                 ))
@@ -180,16 +182,19 @@ extension OpenMatesSandboxServer {
         return payload
     }
 
+    /// The answer to one content request. A chat the server does not have (deleted, by any device) is left
+    /// out: no messages entry, no versions entry, not in `partial_error` — the README's deletion signal.
     private func contentBatch(_ id: Int, chatIDs: [String]) {
-        let wanted = chatIDs.filter { !variant.contentNeverAnswered.contains($0) }
-        guard !wanted.isEmpty else { return }
+        guard !chatIDs.isEmpty, variant.contentNeverAnswered.isDisjoint(with: chatIDs) else { return }
+        let wanted = chatIDs
         var messages: [String: JSONValue] = [:]
         var versions: [String: JSONValue] = [:]
         var embeds: [JSONValue] = []
         var keys: [JSONValue] = []
         var failed: [String] = []
         for chatID in wanted {
-            guard let chat = chats[chatID], !variant.contentFailures.contains(chatID) else {
+            guard let chat = chats[chatID] else { continue }
+            guard !variant.contentFailures.contains(chatID) else {
                 failed.append(chatID)
                 continue
             }

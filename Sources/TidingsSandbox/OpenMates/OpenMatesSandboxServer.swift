@@ -14,8 +14,9 @@ import TidingsOpenMates
 ///   `phased_sync_complete`. `phase3` sends `background_message_sync` batches of 10 (`batch_number`,
 ///   `is_last_batch`) for the chats after the first 10; nothing else asks for phase 3.
 /// - `sync_status_request` / `request_cache_status` → `sync_status_response` {is_primed, chat_count, timestamp}.
-/// - `request_chat_content_batch` → `chat_content_batch_response` for the chats the user owns; others, and
-///   the variant's failures, are named in `partial_error`.
+/// - `request_chat_content_batch` → `chat_content_batch_response` for the chats the server has; a chat it does
+///   not have (deleted) is left out of the answer entirely (no messages, no versions, not in `partial_error`),
+///   and the variant's failures are named in `partial_error`.
 /// - `ping` → `pong`; an unknown type → `error`.
 /// - The offline set's live events (`send_message`, `delete_message`, `pin_chat`, `archive_chat`, `hide_chat`)
 ///   change the chat idempotently (a message ID already stored, or a value already set, changes nothing) and
@@ -63,6 +64,8 @@ public actor OpenMatesSandboxServer {
     var nextSessionID = 0
     var heldSyncs: [Int] = []
     var disconnectedOnce = false
+    /// The `total_chat_count` the last phase 2 carried (``OpenMatesSandboxVariant/lateTotalChatCount``).
+    var lastReportedTotal: Int?
     /// The server's clock of Unix seconds, moved by posts.
     var now = 1_700_000_000
 
@@ -196,7 +199,9 @@ public actor OpenMatesSandboxServer {
         return id
     }
 
-    /// Deletes a chat and pushes `chat_deleted` {chat_id, tombstone: true} to every connection.
+    /// Deletes a chat and pushes `chat_deleted` {chat_id, tombstone: true} to every open connection — only to
+    /// those, as the real server does: a client that is offline then gets no `chat_deleted`; it learns of the
+    /// deletion from a lower `total_chat_count` and from content answers that leave the chat out.
     public func deleteChat(_ chatID: String) {
         guard chats.removeValue(forKey: chatID) != nil else { return }
         for session in sessions.keys.sorted() {

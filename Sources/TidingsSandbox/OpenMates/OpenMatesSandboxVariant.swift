@@ -18,8 +18,13 @@ public struct OpenMatesSandboxVariant: Sendable, Hashable {
     public var coldCache = false
     /// Chats whose content batch answer fails with a `partial_error` naming them.
     public var contentFailures: Set<String> = []
-    /// Chats a content batch never answers (the client's hydration timeout then ends the loading state).
+    /// Chats a content batch never answers: a request naming one of them gets no answer at all (the client's
+    /// hydration timeout then ends the loading state).
     public var contentNeverAnswered: Set<String> = []
+    /// Phase 2's `total_chat_count` is not lowered promptly: it is the count the server had when it sent the
+    /// previous phase 2 (a cached count refreshed after each use), so a deletion shows in it one sync late.
+    /// A client that relied on the count alone would keep a chat deleted while it was offline for a sync.
+    public var lateTotalChatCount = false
     /// Action types (`send_message`, `pin_chat`, …) refused with an `error` naming the `client_action_id`;
     /// nothing is applied.
     public var refusedActions: Set<String> = []

@@ -31,6 +31,11 @@ enum OpenMatesOptions {
     /// `--timeout`: how long to wait for the sync to complete.
     static let timeout = OptionSpec.value(
         "--timeout", "seconds", default: "30", help: "How long to wait for the sync to complete, 1 to 3600.")
+    /// `--prefetch`: run the offline prefetch after the sync.
+    static let prefetch = OptionSpec.flag(
+        "--prefetch",
+        help: "After a completed sync, prefetch older chats (POST /v1/sync/offline-prefetch from cursor 10, chunks "
+            + "of 3, 2 s apart, until done); with --server it needs --cookie with auth_refresh_token.")
     /// `--reset`: start the store over first.
     static let reset = OptionSpec.flag(
         "--reset", help: "Start the store over first (resetLocalStore: server data removed, pending actions kept).")
@@ -46,6 +51,9 @@ struct OpenMatesSyncOptions: Sendable {
     var timeout: Int
     var reset: Bool
     var json: Bool
+    /// Run the offline prefetch after the sync; with a server, with this refresh token (from `--cookie`).
+    var prefetch = false
+    var refreshToken: String?
 }
 
 let openMatesSyncCommand = Command(
@@ -53,17 +61,21 @@ let openMatesSyncCommand = Command(
     abstract: "Connect, run one phased sync into the store, print what crossed the wire and what changed.",
     options: [
         OpenMatesOptions.server, OpenMatesOptions.session, OpenMatesOptions.token, OpenMatesOptions.cookie,
-        OpenMatesOptions.store, OpenMatesOptions.timeout, OpenMatesOptions.reset, jsonOption,
+        OpenMatesOptions.store, OpenMatesOptions.timeout, OpenMatesOptions.reset, OpenMatesOptions.prefetch,
+        jsonOption,
     ],
     discussion: [
-        "EXIT STATUS: 0 when the sync completed; 64 usage; 69 the server could not be reached or refused the",
-        "  login; 74 the store could not be opened or written; 75 the sync was still pending at --timeout (the",
-        "  server reported chats that had not arrived). Tokens and cookies are never printed.",
+        "EXIT STATUS: 0 when the sync completed (and, with --prefetch, the prefetch said done or reached the",
+        "  10,000-message cap); 64 usage; 69 the server could not be reached or refused the login; 74 the store",
+        "  could not be opened or written; 75 the sync was still pending at --timeout (the server reported chats",
+        "  that had not arrived), or the prefetch failed or had not finished within another --timeout. Tokens and",
+        "  cookies are never printed. Against the sandbox the prefetch's 2 s spacing runs on a virtual clock.",
         "",
         "JSON (--json): one object per line, each with a \"type\":",
         "  start    target, store",
         "  traffic  direction (sent|received), counts (by event type)",
         "  store    chats, metadataOnly, messages, embeds, embedKeys, suggestions, before (the same, before)",
+        "  prefetch chunks, chats, messages (stored by the prefetch), cursors, done, state (--prefetch)",
         "  status   sync (complete|pending), connection, serverChatCount",
         "  error    kind, code, message",
     ],
@@ -81,15 +93,35 @@ let openMatesSyncCommand = Command(
         if parsed.string(OpenMatesOptions.token) != nil, parsed.string(OpenMatesOptions.cookie) != nil {
             throw ValidationError("Pass --token or --cookie, not both.")
         }
-        return OpenMatesSyncOptions(
+        var options = OpenMatesSyncOptions(
             server: server, session: parsed.string(OpenMatesOptions.session) ?? UUID().uuidString,
             token: parsed.string(OpenMatesOptions.token), cookie: parsed.string(OpenMatesOptions.cookie),
             store: parsed.string(OpenMatesOptions.store) ?? "openmates-store.sqlite",
             timeout: try parsed.int(OpenMatesOptions.timeout, in: 1...3600) ?? 30,
             reset: parsed.flag(OpenMatesOptions.reset), json: parsed.flag(jsonOption))
+        options.prefetch = parsed.flag(OpenMatesOptions.prefetch)
+        if options.prefetch, server != nil {
+            // The prefetch endpoint authenticates with the auth_refresh_token cookie only.
+            options.refreshToken = options.cookie.flatMap(openMatesRefreshToken(inCookie:))
+            guard options.refreshToken != nil else {
+                throw ValidationError("--prefetch with --server needs --cookie with auth_refresh_token=….")
+            }
+        }
+        return options
     },
     run: { options in try await runOpenMatesSync(options) }
 )
+
+/// The `auth_refresh_token` value of a Cookie header value, if it has one.
+func openMatesRefreshToken(inCookie header: String) -> String? {
+    for pair in header.split(separator: ";") {
+        let parts = pair.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == "auth_refresh_token" else { continue }
+        let value = parts[1].trimmingCharacters(in: .whitespaces)
+        if !value.isEmpty { return value }
+    }
+    return nil
+}
 
 private let showChatOption = OptionSpec.repeating("--chat", "id", help: "Show only this chat.")
 private let showLimitOption = OptionSpec.value(

@@ -5,13 +5,14 @@ import TidingsSandbox
 
 /// The demo's OpenMates part.
 let openMatesDemoPart = DemoPart(
-    name: "openmates", title: "OpenMates: phased sync, a cold start from disk, hydration and an offline session",
+    name: "openmates",
+    title: "OpenMates: phased sync, a cold start from disk, hydration, an offline session and an offline prefetch",
     run: { try await openMatesDemo() })
 
 /// One person's OpenMates client against the in-process sandbox on a virtual clock (the same output every run):
 /// a first phased sync into a store file, a relaunch that shows the chats from disk before the network, a
-/// metadata-only chat hydrated when opened, and actions taken offline that replay when the connection is back,
-/// one of them refused by the server and undone.
+/// metadata-only chat hydrated when opened, actions taken offline that replay when the connection is back (one
+/// of them refused by the server and undone), and an offline prefetch pass (its 2 s spacing on the virtual clock).
 func openMatesDemo() async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-demo-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -107,7 +108,39 @@ func openMatesDemo() async throws {
         "  queue empty: \(try session.store.pendingActions().isEmpty ? "yes" : "no"); chat-002 archived: "
             + "\(archived ? "yes" : "no") (the server's value); server applied: "
             + (await server.appliedActions).joined(separator: ", "))
-    await session.close()
+    await session.client.close()
+
+    // 5. Offline prefetch: the older chats' content, chunk by chunk from cursor 10, until the server says done.
+    print("")
+    print(
+        "Offline prefetch (on Wi-Fi, not in Low Power mode): POST /v1/sync/offline-prefetch from cursor 10, chunks of 3:"
+    )
+    let prefetchClock = TestClock()
+    let prefetchEndpoint = OpenMatesSandboxPrefetchEndpoint(server: server, clock: prefetchClock)
+    // As the real server may: `done` on an extra empty page after the last chats.
+    prefetchEndpoint.variant.doneOnExtraEmptyPage = true
+    let prefetcher = OpenMatesPrefetcher(
+        configuration: .init(requestTimeout: .seconds(3600)),
+        transport: prefetchEndpoint.inProcessTransport(refreshToken: server.token), store: session.store,
+        clock: prefetchClock, conditions: .init(isOnline: true))
+    let pass = await runOpenMatesPrefetchPass(prefetcher, virtualClock: prefetchClock, timeout: .seconds(30)) {
+        cursor, next, plan in
+        var parts = ["cursor \(cursor) → \(next.map(String.init) ?? "done")"]
+        if !plan.contentStored.isEmpty { parts.append("stored \(plan.contentStored.joined(separator: ", "))") }
+        if !plan.alreadyStored.isEmpty { parts.append("already stored \(plan.alreadyStored.joined(separator: ", "))") }
+        if plan.contentStored.isEmpty, plan.alreadyStored.isEmpty { parts.append("empty page") }
+        print("  " + parts.joined(separator: "; "))
+    }
+    guard pass.succeeded else {
+        throw ToolFailure(ExitCode.software, "the OpenMates demo's prefetch did not finish: \(pass.stateText)")
+    }
+    let metadataOnly = try session.store.chatList().filter {
+        try session.store.chat($0.chatID)?.content.isMetadataOnly ?? true
+    }
+    print(
+        "  \(pass.stateText): \(pass.chunks) chunks, \(pass.chats) chats and \(pass.messages) messages stored, "
+            + "2 s apart on the virtual clock; cursor reset; metadata-only chats left: \(metadataOnly.count).")
+    session.store.database.close()
 }
 
 private func describe(_ content: OpenMatesClient.ChatContent) -> String {

@@ -64,6 +64,7 @@ func runOpenMatesSync(_ options: OpenMatesSyncOptions) async throws {
     let transport: any OpenMatesTransport
     let target: String
     var endpoint: OpenMatesSandboxWebSocketServer?
+    var sandboxServer: OpenMatesSandboxServer?
     if let server = options.server {
         let credential: OpenMatesWebSocketTransport.Credential? =
             options.token.map { .token($0) } ?? options.cookie.map { .cookie($0) }
@@ -72,6 +73,7 @@ func runOpenMatesSync(_ options: OpenMatesSyncOptions) async throws {
     } else {
         let sandbox = OpenMatesSandboxServer()
         await sandbox.seed(parents: 24, messagesEach: 6, subChatsOfNewest: 2)
+        sandboxServer = sandbox
         let sandboxEndpoint = try OpenMatesSandboxWebSocketServer(server: sandbox)
         endpoint = sandboxEndpoint
         transport = sandboxEndpoint.inProcessTransport(headers: ["Authorization": "Bearer \(sandbox.token)"])
@@ -109,6 +111,10 @@ func runOpenMatesSync(_ options: OpenMatesSyncOptions) async throws {
     let status = await client.status
     let traffic = await client.traffic
     await client.close()
+    var prefetched: OpenMatesPrefetchSummary?
+    if options.prefetch, case .complete = outcome {
+        prefetched = try await runSyncPrefetch(options, store: store, sandbox: sandboxServer)
+    }
     let after = try await offPool { try OpenMatesStoreSummary(store) }
 
     for (direction, counts) in [("sent", traffic.sent), ("received", traffic.received)] {
@@ -117,6 +123,17 @@ func runOpenMatesSync(_ options: OpenMatesSyncOptions) async throws {
         } else {
             let list = counts.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }
             print("\(direction): \(list.isEmpty ? "nothing" : list.joined(separator: ", "))")
+        }
+    }
+    if let prefetched {
+        if options.json {
+            var line = prefetched.json
+            line["type"] = "prefetch"
+            JSONLines.emit(line)
+        } else {
+            print(
+                "prefetch: \(prefetched.chunks) chunks (\(prefetched.cursorText)), \(prefetched.chats) chats, "
+                    + "\(prefetched.messages) messages stored; \(prefetched.stateText)")
         }
     }
     if options.json {
@@ -133,7 +150,11 @@ func runOpenMatesSync(_ options: OpenMatesSyncOptions) async throws {
         print("sync: \(status.sync == .complete ? "complete" : "pending")")
     }
     switch outcome {
-    case .complete: return
+    case .complete:
+        if let prefetched, !prefetched.succeeded {
+            throw ToolFailure(ExitCode.temporaryFailure, "Prefetch did not finish: \(prefetched.stateText).")
+        }
+        return
     case .failed:
         throw ToolFailure(ExitCode.unavailable, "The server could not be reached or refused the login.")
     case .timedOut:
@@ -143,4 +164,35 @@ func runOpenMatesSync(_ options: OpenMatesSyncOptions) async throws {
             "Sync still pending after \(timeout) s: \(reported)\(after.chats) stored; nothing marks it complete by time."
         )
     }
+}
+
+/// One prefetch pass after the sync: over HTTP to the server's origin (http/https for ws/wss) with the refresh
+/// token, or to the sandbox in process on a virtual clock (its 2 s spacing would otherwise be real seconds).
+private func runSyncPrefetch(_ options: OpenMatesSyncOptions, store: OpenMatesStore, sandbox: OpenMatesSandboxServer?)
+    async throws -> OpenMatesPrefetchSummary
+{
+    let conditions = OpenMatesPrefetchConditions(isOnline: true)
+    if let sandbox {
+        let clock = TestClock()
+        let endpoint = OpenMatesSandboxPrefetchEndpoint(server: sandbox, clock: clock)
+        let prefetcher = OpenMatesPrefetcher(
+            configuration: .init(requestTimeout: .seconds(3600)),
+            transport: endpoint.inProcessTransport(refreshToken: sandbox.token), store: store, clock: clock,
+            conditions: conditions)
+        return await runOpenMatesPrefetchPass(prefetcher, virtualClock: clock, timeout: .seconds(options.timeout))
+    }
+    guard let server = options.server, let refreshToken = options.refreshToken,
+        var components = URLComponents(url: server, resolvingAgainstBaseURL: false)
+    else { throw ToolFailure(ExitCode.software, "prefetch without a server or refresh token") }
+    components.scheme = components.scheme == "wss" ? "https" : "http"
+    components.path = ""
+    components.query = nil
+    guard let origin = components.url else { throw ToolFailure(ExitCode.usage, "--server has no usable origin.") }
+    let transport: OpenMatesPrefetchHTTPTransport
+    do { transport = try OpenMatesPrefetchHTTPTransport(origin: origin, refreshToken: refreshToken) } catch {
+        throw ToolFailure(ExitCode.usage, "Cannot prefetch from \(origin.host ?? "the server"): \(error)")
+    }
+    let prefetcher = OpenMatesPrefetcher(
+        transport: transport, store: store, clock: ContinuousClock(), conditions: conditions)
+    return await runOpenMatesPrefetchPass(prefetcher, virtualClock: nil, timeout: .seconds(options.timeout))
 }

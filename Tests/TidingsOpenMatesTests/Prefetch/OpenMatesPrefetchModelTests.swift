@@ -8,10 +8,10 @@ import TidingsSandbox
 
 /// The model-based test's schedules with a prefetcher attached to the client (kept apart from
 /// `OpenMatesModelTests`): seeded random servers (phased-sync and prefetch variants), histories (posts and
-/// deletions from another device), and schedules that interleave prefetch pages with syncs, reconnects,
-/// hide/archive actions, condition changes and relaunches with the same, a cleared or a damaged store. After
-/// quiescence the store equals the server's view and no deleted chat is back: prefetch changed nothing sync
-/// would not have.
+/// deletions from another device, online and while the app is not running), and schedules that interleave
+/// prefetch pages with syncs, reconnects, hide/archive actions, condition changes and relaunches with the same,
+/// a cleared or a damaged store. After quiescence the store equals the server's view and no deleted chat is
+/// back: prefetch changed nothing sync would not have.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct OpenMatesPrefetchModelTests {
     // 10 batches of 5 (50 seeds): small batches stay far from the per-test minute on a machine shared with
     // other builds, beside `OpenMatesModelTests`; `OM_PREFETCH_SEED` replays any other seed.
@@ -19,16 +19,12 @@ import TidingsSandbox
 
     @Test(arguments: 0..<10)
     func seededCasesWithPrefetchConverge(batch: Int) async throws {
-        for index in 0..<Self.casesPerBatch {
-            try await Self.runCase(seed: UInt64(batch * Self.casesPerBatch + index))
-            if Task.isCancelled { return }
-        }
+        try await OpenMatesModel.runBatch(batch, casesPerBatch: Self.casesPerBatch) { try await Self.runCase(seed: $0) }
     }
 
     /// `OM_PREFETCH_SEED=<n> swift test --filter OpenMatesPrefetchModelTests/oneSeed` replays one case.
     @Test func oneSeed() async throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["OM_PREFETCH_SEED"] ?? "0") ?? 0
-        try await Self.runCase(seed: seed)
+        try await Self.runCase(seed: OpenMatesModel.seed(from: "OM_PREFETCH_SEED"))
     }
 
     static func prefetchVariant(_ random: inout SplitMix64) -> OpenMatesSandboxPrefetchVariant {
@@ -43,18 +39,14 @@ import TidingsSandbox
     static func launch(
         _ server: OpenMatesSandboxServer, path: String, variant: OpenMatesSandboxPrefetchVariant
     ) async throws -> (OpenMatesClientHarness, PrefetchHarness) {
-        // Prefetch steps move the virtual clock in 2 s steps without reading the client's changes, so the client's
-        // pong deadline would take the sandbox for dead and its reconnect would wait on the clock: no app pings here.
-        let client = try OpenMatesClientHarness(
-            server: server, store: OpenMatesStore(path: path),
-            configuration: .init(
-                reconnectBackoff: Backoff(base: .seconds(1), cap: .seconds(30), random: { 0.999_999 }),
-                pingInterval: .seconds(1_000_000)))
-        let prefetch = try PrefetchHarness(server: server, store: client.store, clock: client.clock)
-        prefetch.endpoint.variant = variant
-        await prefetch.prefetcher.attach(to: client.client)
-        await client.client.start()
-        return (client, prefetch)
+        var prefetch: PrefetchHarness?
+        let client = try await OpenMatesModel.launch(server, path: path) { client in
+            let attached = try PrefetchHarness(server: server, store: client.store, clock: client.clock)
+            attached.endpoint.variant = variant
+            await attached.prefetcher.attach(to: client.client)
+            prefetch = attached
+        }
+        return (client, try #require(prefetch))
     }
 
     static func runCase(seed: UInt64) async throws {
@@ -63,14 +55,14 @@ import TidingsSandbox
         await server.seed(
             parents: Int.random(in: 0...40, using: &random), messagesEach: Int.random(in: 0...4, using: &random),
             subChatsOfNewest: Int.random(in: 0...3, using: &random))
-        await server.setVariant(OpenMatesModelTests.variant(&random))
+        await server.setVariant(OpenMatesModel.variant(&random))
         let variant = prefetchVariant(&random)
         let directory = try OpenMatesTemporaryDirectory()
         let path = directory.path("om.sqlite")
         var deleted: Set<String> = []
 
         var (harness, prefetch) = try await launch(server, path: path, variant: variant)
-        #expect(await OpenMatesModelTests.settle(harness), "seed \(seed): first sync")
+        #expect(await OpenMatesModel.settle(harness), "seed \(seed): first sync")
         for _ in 0..<Int.random(in: 1...8, using: &random) {
             let ids = await server.orderedChats.map(\.chatID)
             switch Int.random(in: 0..<8, using: &random) {
@@ -87,7 +79,7 @@ import TidingsSandbox
                 deleted.insert(chat)
                 #expect(await eventually { (try? harness.store.chat(chat)) == nil }, "seed \(seed): delete")
             case 2:
-                #expect(await OpenMatesModelTests.reconnect(harness), "seed \(seed): reconnect")
+                #expect(await OpenMatesModel.reconnect(harness), "seed \(seed): reconnect")
             case 3:
                 guard let chat = ids.randomElement(using: &random) else { continue }
                 if Bool.random(using: &random) {
@@ -122,40 +114,20 @@ import TidingsSandbox
                 case 1: try SQLiteDatabase.removeFiles(at: path)
                 default: try Data(repeating: 0xA5, count: 4096).write(to: URL(fileURLWithPath: path))
                 }
+                // Sometimes another device deletes a chat while the app is not running (no chat_deleted).
+                if Bool.random(using: &random), let chat = ids.randomElement(using: &random) {
+                    await server.deleteChat(chat)
+                    deleted.insert(chat)
+                }
                 (harness, prefetch) = try await launch(server, path: path, variant: variant)
-                #expect(await OpenMatesModelTests.settle(harness), "seed \(seed): relaunch")
+                #expect(await OpenMatesModel.settle(harness), "seed \(seed): relaunch")
             }
         }
         // Quiescence: prefetch stopped, a fresh sync, the queue drained, every chat opened.
         await prefetch.prefetcher.stop()
-        #expect(await OpenMatesModelTests.reconnect(harness), "seed \(seed): final sync")
+        try await OpenMatesModel.quiesce(harness, server, seed: seed)
         await prefetch.prefetcher.stop()
-        #expect(
-            await eventually(maxYields: 200_000) { (try? harness.store.pendingActions().isEmpty) == true },
-            "seed \(seed): actions replayed")
-        for chat in try harness.store.chatList() { _ = try await harness.client.openChat(chat.chatID) }
-        #expect(
-            await eventually {
-                guard let chats = try? harness.store.chatList() else { return false }
-                return chats.allSatisfy { chat in
-                    guard let info = try? harness.store.chat(chat.chatID)?.content else { return false }
-                    return info.isComplete(currentMessagesV: chat.versions.messagesV)
-                }
-            }, "seed \(seed): hydration")
-
-        let serverChats = await server.orderedChats
-        #expect(try harness.store.chatList().map(\.chatID) == serverChats.map(\.chatID), "seed \(seed): chat list")
-        for chat in serverChats {
-            let stored = try harness.store.chat(chat.chatID)
-            #expect(stored?.chat.versions.messagesV == chat.messagesV, "seed \(seed): \(chat.chatID) version")
-            #expect(stored?.chat.hidden == chat.hidden, "seed \(seed): \(chat.chatID) hidden")
-            #expect(stored?.chat.archived == chat.archived, "seed \(seed): \(chat.chatID) archived")
-            #expect(
-                try harness.store.messages(chatID: chat.chatID).map(\.messageID)
-                    == chat.messages.compactMap { $0["message_id"]?.stringValue },
-                "seed \(seed): \(chat.chatID) messages")
-        }
-        for chat in deleted { #expect(try harness.store.chat(chat) == nil, "seed \(seed): \(chat) resurrected") }
+        try await OpenMatesModel.expectStoreEqualsServer(harness, server, deleted: deleted, seed: seed)
         await harness.client.close()
         await prefetch.prefetcher.logout()
         harness.store.database.close()

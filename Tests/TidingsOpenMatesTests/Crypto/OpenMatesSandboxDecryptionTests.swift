@@ -46,7 +46,8 @@ import TidingsSandbox
         let messages = try harness.store.decryptedMessages(chatID: "chat-000", masterKey: .random())
         #expect(messages.count == 2)
         for message in messages {
-            #expect(throws: OpenMatesCryptoError.authenticationFailed) { try message.content.get() }
+            // To another master key every chat looks hidden: locked, nothing decrypted.
+            #expect(throws: OpenMatesCryptoError.hiddenChatLocked) { try message.content.get() }
         }
         // Each chat has its own key: chat-000's key does not open chat-001's content.
         let keyOf000 = try #require(await harness.server.chatKeys["chat-000"])

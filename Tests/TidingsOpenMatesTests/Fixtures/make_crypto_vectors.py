@@ -183,15 +183,34 @@ with open(os.path.join(here, "crypto-vectors.json"), "w") as f:
     json.dump(vectors, f, indent=2, ensure_ascii=False)
     f.write("\n")
 
-# Fuzz seeds for Fuzz/Sources/FuzzOpenMatesWire (its fixed keys: chat 0x11 * 32, master 0x22 * 32).
+# Fuzz seeds for Fuzz/Sources/FuzzOpenMatesWire (its fixed keys: chat 0x11 * 32, master 0x22 * 32, embed
+# 0x33 * 32, hidden-chat secret 0x44 * 32).
 fuzz = os.path.join(here, "fuzz")
 os.makedirs(fuzz, exist_ok=True)
 fuzz_chat, fuzz_master = bytes([0x11] * 32), bytes([0x22] * 32)
+fuzz_embed, fuzz_hidden = bytes([0x33] * 32), bytes([0x44] * 32)
 seeds = {
     "blob-current.bin": om_blob(fuzz_chat, iv(12), b"fuzz seed"),
     "blob-legacy.bin": seal(fuzz_chat, iv(13), b"fuzz seed"),
     "blob-current.b64": b64(om_blob(fuzz_chat, iv(14), b"fuzz seed")).encode(),
     "wrapped-key.b64": b64(seal(fuzz_master, iv(15), fuzz_chat)).encode(),
+    # Embeds and hidden chats (fixed embed key 0x33 * 32, hidden-chat secret 0x44 * 32).
+    "embed-field.b64": b64(seal(fuzz_embed, iv(40), b"fuzz embed")).encode(),
+    "embed-key.b64": b64(seal(fuzz_master, iv(41), fuzz_embed)).encode(),
+    "hidden-key.b64": b64(seal(fuzz_hidden, iv(42), fuzz_chat)).encode(),
+    "embeds-object.txt": json.dumps({
+        "chat_id": "fuzz",
+        "embeds": [
+            {"embed_id": "f-1", "encrypted_content": b64(seal(fuzz_embed, iv(43), b"fuzz embed content")),
+             "encrypted_type": b64(seal(fuzz_embed, iv(45), b"code"))},
+            {"embed_id": "f-2", "parent_embed_id": "f-1",
+             "encrypted_content": b64(seal(fuzz_embed, iv(46), b"fuzz child embed"))},
+        ],
+        "embed_keys": [
+            {"hashed_embed_id": sha_hex("f-1"), "key_type": "master",
+             "encrypted_embed_key": b64(seal(fuzz_master, iv(44), fuzz_embed))},
+        ],
+    }, separators=(",", ":")).encode(),
 }
 with open(os.path.join(here, "wire-examples.json")) as f:
     for index, frame in enumerate(json.load(f)["frames"]):

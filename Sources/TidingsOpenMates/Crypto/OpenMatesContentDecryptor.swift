@@ -23,22 +23,56 @@ public struct OpenMatesDecryptedMessage: Sendable {
 /// }
 /// ```
 public struct OpenMatesContentDecryptor: Sendable {
-    private let masterKey: TidingsCrypto.SymmetricKey
+    let masterKey: TidingsCrypto.SymmetricKey
+    private let hiddenChatUnlocks: [OpenMatesHiddenChatUnlock]
 
-    /// Creates a decryptor for the user's master key (never logged: `SymmetricKey` redacts itself).
-    public init(masterKey: TidingsCrypto.SymmetricKey) {
+    /// Creates a decryptor for the user's master key (never logged: `SymmetricKey` redacts itself) and the
+    /// unlocks of the hidden chats the user opened (none: every hidden chat reads as
+    /// ``OpenMatesCryptoError/hiddenChatLocked``).
+    public init(masterKey: TidingsCrypto.SymmetricKey, hiddenChatUnlocks: [OpenMatesHiddenChatUnlock] = []) {
         self.masterKey = masterKey
+        self.hiddenChatUnlocks = hiddenChatUnlocks
     }
 
-    /// The chat's key, unwrapped from ``OpenMatesChat/encryptedChatKey``.
+    /// The chat's key, unwrapped from ``OpenMatesChat/encryptedChatKey``: by the master key, or, for a hidden
+    /// chat, by one of the unlocks.
     ///
-    /// - Throws: ``OpenMatesCryptoError/noChatKey`` when the chat has none; otherwise what
-    ///   ``OpenMatesChatKeyWrap/unwrap(_:masterKey:)`` throws.
+    /// - Throws: ``OpenMatesCryptoError/noChatKey`` when the chat has none;
+    ///   ``OpenMatesCryptoError/hiddenChatLocked`` when the master key does not open it and no unlock does;
+    ///   the layout errors of ``OpenMatesChatKeyWrap/unwrap(_:masterKey:)`` and
+    ///   ``OpenMatesCryptoError/invalidChatKey`` otherwise.
     public func chatKey(for chat: OpenMatesChat) throws(OpenMatesCryptoError) -> TidingsCrypto.SymmetricKey {
+        try keyAccess(for: chat).key
+    }
+
+    /// How the chat's key opens: visible (the master key), hidden and unlocked, or hidden and locked.
+    public func access(to chat: OpenMatesChat) -> OpenMatesChatAccess {
+        do {
+            return try keyAccess(for: chat).access
+        } catch .hiddenChatLocked {
+            return .hiddenLocked
+        } catch {
+            return .unavailable(error)
+        }
+    }
+
+    private func keyAccess(for chat: OpenMatesChat) throws(OpenMatesCryptoError) -> (
+        key: TidingsCrypto.SymmetricKey, access: OpenMatesChatAccess
+    ) {
         guard let wrapped = chat.encryptedChatKey else {
             throw OpenMatesCryptoError(.noChatKey, detail: "the chat has no encrypted_chat_key")
         }
-        return try OpenMatesChatKeyWrap.unwrap(wrapped, masterKey: masterKey)
+        do {
+            return (try OpenMatesChatKeyWrap.unwrap(wrapped, masterKey: masterKey), .visible)
+        } catch .authenticationFailed {
+            // The web client's test for a hidden chat: its key is wrapped by another secret.
+            for unlock in hiddenChatUnlocks {
+                if let key = try? unlock.unwrap(wrapped) { return (key, .hiddenUnlocked) }
+            }
+            throw OpenMatesCryptoError(
+                .hiddenChatLocked,
+                detail: "the master key does not open the chat key, nor do \(hiddenChatUnlocks.count) unlock(s)")
+        }
     }
 
     /// Decrypts one blob's text under `chatKey`.
@@ -64,10 +98,20 @@ public struct OpenMatesContentDecryptor: Sendable {
     }
 
     /// The chat's title in clear; nil when the chat has no encrypted title.
+    ///
+    /// Titles are sealed under the chat key; the public source's format notes also name titles sealed under the
+    /// master key itself (IV ‖ ciphertext ‖ tag, no header), so a title in that layout the chat key does not
+    /// open is tried under the master key before its error is reported.
     public func title(of chat: OpenMatesChat) -> Result<String, OpenMatesCryptoError>? {
         chat.encryptedTitle.map { blob in
             Result { () throws(OpenMatesCryptoError) -> String in
-                try OpenMatesContentBlob(base64: blob).openText(with: chatKey(for: chat))
+                let parsed = try OpenMatesContentBlob(base64: blob)
+                do throws(OpenMatesCryptoError) {
+                    return try parsed.openText(with: chatKey(for: chat))
+                } catch {
+                    guard parsed.form == .legacy, let text = try? parsed.openText(with: masterKey) else { throw error }
+                    return text
+                }
             }
         }
     }
@@ -78,6 +122,27 @@ public struct OpenMatesContentDecryptor: Sendable {
             Result { () throws(OpenMatesCryptoError) -> String in
                 try OpenMatesContentBlob(base64: blob).openText(with: chatKey(for: chat))
             }
+        }
+    }
+}
+
+/// How a chat's key opens, as ``OpenMatesContentDecryptor/access(to:)`` finds it.
+public enum OpenMatesChatAccess: Sendable {
+    /// The master key opens it: an ordinary chat.
+    case visible
+    /// A hidden chat an unlock opened.
+    case hiddenUnlocked
+    /// A hidden chat no unlock at hand opens (or a damaged key, which looks the same): its content stays sealed
+    /// until the app supplies the unlock (``OpenMatesHiddenChatUnlock``).
+    case hiddenLocked
+    /// The key is missing or malformed (the error says how).
+    case unavailable(OpenMatesCryptoError)
+
+    /// Whether the chat is hidden (locked or not).
+    public var isHidden: Bool {
+        switch self {
+        case .hiddenLocked, .hiddenUnlocked: true
+        case .visible, .unavailable: false
         }
     }
 }

@@ -9,7 +9,7 @@ import TidingsCore
 public struct OpenMatesCryptoError: TidingsError {
     enum Code: String, Sendable {
         case empty, notBase64, tooShort, fingerprintMismatch, authenticationFailed, invalidChatKey, notText
-        case noChatKey
+        case noChatKey, hiddenChatLocked, noEmbedKey, invalidUnlockSecret
     }
 
     let code: Code
@@ -40,6 +40,16 @@ public struct OpenMatesCryptoError: TidingsError {
     public static let notText = OpenMatesCryptoError(.notText)
     /// The chat has no wrapped key (or is not stored), so nothing of it can be decrypted.
     public static let noChatKey = OpenMatesCryptoError(.noChatKey)
+
+    /// The chat's key does not unwrap under the master key: the web client's sign of a hidden chat, whose key is
+    /// wrapped by a secret derived from the master key and the user's hide password
+    /// (``OpenMatesHiddenChatUnlock``). It stays locked until the app supplies an unlock that opens it; a
+    /// damaged wrapped key looks the same, as it does to the web client.
+    public static let hiddenChatLocked = OpenMatesCryptoError(.hiddenChatLocked)
+    /// No stored embed key entry (for the embed or its parent) opens with the keys at hand.
+    public static let noEmbedKey = OpenMatesCryptoError(.noEmbedKey)
+    /// A hidden-chat unlock was refused before any derivation: a password outside 4…30 characters or no salt.
+    public static let invalidUnlockSecret = OpenMatesCryptoError(.invalidUnlockSecret)
 
     /// The kind with its detail, e.g. `OpenMatesCryptoError.tooShort(20 bytes, at least 28)`.
     public var description: String {

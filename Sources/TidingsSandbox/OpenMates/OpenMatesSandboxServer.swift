@@ -121,15 +121,7 @@ public actor OpenMatesSandboxServer {
             chatID: id, messagesV: count, encryptedTitle: seal(Self.seededTitle(chatID: id), chatID: id),
             lastEdited: lastEdited, parentChatID: parent, messages: messages)
         chat.encryptedChatKey = wrappedChatKey(id)
-        if count > 0 {
-            let hashed = OpenMatesStore.hashedChatID(id)
-            chat.embeds = [
-                ["embed_id": .string("embed-\(id)"), "hashed_chat_id": .string(hashed), "encrypted_content": "e"]
-            ]
-            chat.embedKeys = [
-                ["id": .string("key-\(id)"), "hashed_chat_id": .string(hashed), "encrypted_embed_key": "k"]
-            ]
-        }
+        if count > 0 { (chat.embeds, chat.embedKeys) = seededEmbed(chatID: id) }
         return chat
     }
 

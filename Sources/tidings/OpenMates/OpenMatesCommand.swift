@@ -127,30 +127,46 @@ private let showChatOption = OptionSpec.repeating("--chat", "id", help: "Show on
 private let showLimitOption = OptionSpec.value(
     "--limit", "n", default: "5", help: "Newest messages per chat, 0 to 10000.")
 
+private let showMasterKeyFileOption = OptionSpec.value(
+    "--master-key-file", "path", environment: "TIDINGS_OPENMATES_MASTER_KEY_FILE",
+    help:
+        "A file holding the user's master key (base64, or the raw 16 or 32 bytes) to print titles, messages and embeds in clear; without it (or TIDINGS_OPENMATES_MASTER_KEY), content stays encrypted."
+)
+
 /// What `tidings openmates show` was asked to do, validated.
 struct OpenMatesShowOptions: Sendable {
     var store: String
     var only: [String]
     var limit: Int
     var json: Bool
+    /// Where the master key comes from; nil: print content as encrypted.
+    var masterKey: OpenMatesMasterKeySource?
 }
 
 let openMatesShowCommand = Command(
     name: "show",
     abstract: "Print the stored chats (server order) and their newest messages, offline.",
-    options: [OpenMatesOptions.store, showChatOption, showLimitOption, jsonOption],
+    options: [OpenMatesOptions.store, showChatOption, showLimitOption, showMasterKeyFileOption, jsonOption],
     discussion: [
-        "EXIT STATUS: 66 no store file; 74 the store could not be read.",
-        "Content stays as the server sent it (end-to-end encrypted): messages print their role, time and size.",
+        "EXIT STATUS: 65 the master key file or TIDINGS_OPENMATES_MASTER_KEY holds no key; 66 no store file, or",
+        "  no master key file; 74 the store could not be read.",
+        "Content is end-to-end encrypted. Without a master key, messages print their role, time and size only.",
+        "With one (--master-key-file, or base64 in TIDINGS_OPENMATES_MASTER_KEY; never an argument, never",
+        "  printed), titles, messages and embeds print in clear; a value that does not decrypt prints its error",
+        "  kind, and a hidden chat (its key wrapped by the hide password's secret) prints as locked.",
         "",
-        "JSON (--json): one object per line: store (chats), chat (id, title, pinned, hidden, content:",
-        "  complete|partial|metadata-only, messages, unread), message (chat, id, role, createdAt, bytes), error.",
+        "JSON (--json): one object per line: store (chats, decrypted), chat (id, title: text or null, pinned,",
+        "  hidden, access: visible|hidden-locked|hidden-unlocked|unavailable|encrypted, content:",
+        "  complete|partial|metadata-only, messages, unread), message (chat, id, role, createdAt, bytes, text or",
+        "  error), embed (chat, id, type, content, preview or error; with a key only), error.",
     ],
     validate: { parsed in
         OpenMatesShowOptions(
             store: parsed.string(OpenMatesOptions.store) ?? "openmates-store.sqlite",
             only: parsed.strings(showChatOption), limit: try parsed.int(showLimitOption, in: 0...10_000) ?? 5,
-            json: parsed.flag(jsonOption))
+            json: parsed.flag(jsonOption),
+            masterKey: OpenMatesMasterKeySource.resolve(
+                file: parsed.string(showMasterKeyFileOption), environment: ProcessInfo.processInfo.environment))
     },
     run: { options in try await runOpenMatesShow(options) }
 )

@@ -84,7 +84,9 @@ import TidingsCore
         }
         let results = OpenMatesContentDecryptor(masterKey: .random()).decrypt(messages, of: stored)
         #expect(results.count == 1)
-        #expect(throws: OpenMatesCryptoError.authenticationFailed) { try results[0].content.get() }
+        // A key the master key does not open is what a hidden chat looks like (the web client cannot tell
+        // either): locked, never decrypted.
+        #expect(throws: OpenMatesCryptoError.hiddenChatLocked) { try results[0].content.get() }
         let noKey = OpenMatesContentDecryptor(masterKey: vectors.masterKey).decrypt(
             messages, of: OpenMatesChat(chatID: chat.chatID))
         #expect(throws: OpenMatesCryptoError.noChatKey) { try noKey[0].content.get() }

@@ -24,6 +24,14 @@ import TidingsSandbox
             decryptedChats += 1
             let texts = try messages.map { try $0.content.get() }
             #expect(texts == (0..<3).map { OpenMatesSandboxServer.seededMessage(chatID: chat.chatID, index: $0) })
+            // The chat's embed opens through its key entry, wrapped by the chat key.
+            let view = try #require(try harness.store.decryptedChat(chatID: chat.chatID, decryptor: decryptor))
+            let embed = try #require(view.embeds.first)
+            #expect(view.embeds.count == 1)
+            #expect(embed.embedID == OpenMatesSandboxServer.seededEmbedID(chatID: chat.chatID))
+            #expect(try embed.content.get() == OpenMatesSandboxServer.seededEmbedContent(chatID: chat.chatID))
+            #expect(try embed.type?.get() == OpenMatesSandboxServer.seededEmbedType)
+            #expect(try embed.textPreview?.get() == OpenMatesSandboxServer.seededEmbedPreview(chatID: chat.chatID))
         }
         #expect(decryptedChats == 10)
 
@@ -42,11 +50,18 @@ import TidingsSandbox
         for frame in await harness.server.sent {
             #expect(!frame.text.contains("Message "), "\(frame.type) carries a plaintext message")
             #expect(!frame.text.contains("Chat chat-"), "\(frame.type) carries a plaintext title")
+            #expect(!frame.text.contains("embed of chat-"), "\(frame.type) carries a plaintext embed")
+            #expect(!frame.text.contains("preview of chat-"), "\(frame.type) carries a plaintext embed preview")
         }
         let messages = try harness.store.decryptedMessages(chatID: "chat-000", masterKey: .random())
         #expect(messages.count == 2)
+        let otherView = try #require(
+            try harness.store.decryptedChat(
+                chatID: "chat-000", decryptor: OpenMatesContentDecryptor(masterKey: .random())))
+        #expect(throws: OpenMatesCryptoError.noEmbedKey) { try otherView.embeds.first?.content.get() }
         for message in messages {
-            #expect(throws: OpenMatesCryptoError.authenticationFailed) { try message.content.get() }
+            // To another master key every chat looks hidden: locked, nothing decrypted.
+            #expect(throws: OpenMatesCryptoError.hiddenChatLocked) { try message.content.get() }
         }
         // Each chat has its own key: chat-000's key does not open chat-001's content.
         let keyOf000 = try #require(await harness.server.chatKeys["chat-000"])

@@ -29,6 +29,30 @@ extension MastodonAPIClient {
             MastodonStatus.self, "/api/v1/timelines/public", range: range, extra: local ? [("local", "true")] : [])
     }
 
+    /// `GET /api/v1/timelines/tag/:hashtag` within `range` (a leading `#` is dropped; the tag is one
+    /// percent-encoded path segment); `local` for this server's posts only.
+    ///
+    /// - Throws: ``MastodonError/badRequest`` for an empty tag, without a request; otherwise as every endpoint.
+    public func tagTimeline(
+        _ hashtag: String, local: Bool = false, _ range: MastodonPageRange = MastodonPageRange()
+    ) async throws -> MastodonPage<MastodonStatus> {
+        let tag = hashtag.hasPrefix("#") ? String(hashtag.dropFirst()) : hashtag
+        guard !tag.isEmpty else {
+            throw MastodonError(.badRequest, endpoint: "/api/v1/timelines/tag", detail: "empty hashtag")
+        }
+        return try await page(
+            MastodonStatus.self, "/api/v1/timelines/tag/\(Self.segment(ServerID(tag)))", range: range,
+            extra: local ? [("local", "true")] : [])
+    }
+
+    /// `GET /api/v1/timelines/list/:id` within `range`: the posts of the list's members. A list that is not the
+    /// reader's (or no longer exists) is ``MastodonError/notFound``.
+    public func listTimeline(_ id: ServerID, _ range: MastodonPageRange = MastodonPageRange()) async throws
+        -> MastodonPage<MastodonStatus>
+    {
+        try await page(MastodonStatus.self, "/api/v1/timelines/list/\(Self.segment(id))", range: range)
+    }
+
     /// `GET /api/v1/notifications` within `range`.
     public func notifications(_ range: MastodonPageRange = MastodonPageRange()) async throws
         -> MastodonPage<MastodonNotification>

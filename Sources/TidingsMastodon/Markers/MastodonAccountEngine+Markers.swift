@@ -12,6 +12,10 @@ struct MarkerState {
     var pendingPost: Task<Void, Never>?
     /// How many `POST /api/v1/markers` were sent (for tests and metrics).
     var posts = 0
+    /// Whether the network path is satisfied (as the app last said): no post goes out while it is not.
+    var online = true
+    /// A post came due while offline: it goes out once when the path returns.
+    var waitingForPath = false
 }
 
 /// Read markers: fetched on launch and foreground, posted when reading moves past unread content (at most
@@ -55,12 +59,18 @@ extension MastodonAccountEngine {
         return true
     }
 
-    /// The app went to the background: the pending post (if any) is sent now rather than after the debounce.
+    /// The app went to the background: the pending post (if any) is sent now rather than after the debounce
+    /// (offline: when the path returns).
     ///
     /// - Throws: ``MastodonError`` from the post.
     public func enterBackground() async throws {
         markerState.pendingPost?.cancel()
         markerState.pendingPost = nil
+        guard markerState.online else {
+            // Offline: the post waits for the path (``setNetworkSatisfied(_:)``) rather than fail.
+            if try markerAhead(.home) != nil || markerAhead(.notifications) != nil { markerState.waitingForPath = true }
+            return
+        }
         try await postMarkersIfAhead()
     }
 
@@ -103,8 +113,26 @@ extension MastodonAccountEngine {
         }
     }
 
+    /// Whether a marker post came due while the network path was unsatisfied and waits for it to return.
+    public var markerPostWaitsForPath: Bool { markerState.waitingForPath }
+
+    /// The app's network path changed (``MastodonSync`` tells every engine). While it is unsatisfied no marker
+    /// post goes out (one that comes due waits); when it returns, a waiting post goes out once, of the markers
+    /// read beyond the server's then (the maximum, never below the server's).
+    public func setNetworkSatisfied(_ satisfied: Bool) async {
+        markerState.online = satisfied
+        guard satisfied, markerState.waitingForPath else { return }
+        markerState.waitingForPath = false
+        // A failure leaves the local marker ahead; the next read, foreground or background posts it.
+        try? await postMarkersIfAhead()
+    }
+
     func firePendingMarkerPost() async {
         markerState.pendingPost = nil
+        guard markerState.online else {
+            markerState.waitingForPath = true
+            return
+        }
         // A failure leaves the local marker ahead; the next read, foreground or background posts it.
         try? await postMarkersIfAhead()
     }

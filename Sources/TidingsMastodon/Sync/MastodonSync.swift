@@ -26,6 +26,9 @@ import TidingsCore
 /// - ``changes()`` merges every engine's changes and every stream's states into one bounded stream per subscriber.
 /// - ``signOut(account:)`` stops the account's polling and stream; a refused token (needs reauthentication)
 ///   stops them until ``signIn(account:token:)``.
+/// - Requests are paced by default (``MastodonRateLimiting``): per account and endpoint family from the
+///   server's headers, and per host across every account (one politeness bucket), polling held by a gate over
+///   the same budget.
 /// - ``maintenance()`` sweeps each store once per call within ``MastodonMaintenancePolicy/retention`` and
 ///   re-checks cached statuses for deletions at most once per ``MastodonMaintenancePolicy/recheckInterval``
 ///   per account, through the account's rate budget.
@@ -45,6 +48,9 @@ public actor MastodonSync {
     private let timeline: Timeline
     private let streamConnector: MastodonStreamConnector?
     private let maintenancePolicy: MastodonMaintenancePolicy
+    /// The budget every account's requests and polling go through (nil with ``MastodonRateLimiting/disabled``):
+    /// one politeness bucket per host shared by every account, a scope per account and endpoint family.
+    public nonisolated let rateBudget: RateBudget?
     private let broadcaster = ChangeBroadcaster<MastodonSyncChange> { .missed($0) }
     private var accounts: [String: Account] = [:]
     private var foreground = true
@@ -59,14 +65,24 @@ public actor MastodonSync {
     ///   - configuration: The polling loops' backoff and penalty.
     ///   - streamConnector: Opens user streams (TidingsNet's WebSocket when nil).
     ///   - maintenance: The retention limits and the deletion re-check cadence.
-    ///   - random: Polling jitter in `0..<1`.
+    ///   - rateLimiting: How requests are paced: on by default (``MastodonRateLimiting/automatic``);
+    ///     ``MastodonRateLimiting/disabled`` only for tests that need it.
+    ///   - now: The current date, for the budget's `Retry-After` dates and `X-RateLimit-Reset` timestamps.
+    ///   - random: Polling and budget jitter in `0..<1`.
     public init(
         clock: any Clock<Duration> = ContinuousClock(), settings: MastodonPollSettings = MastodonPollSettings(),
         configuration: PollLoopConfiguration = PollLoopConfiguration(),
         streamConnector: MastodonStreamConnector? = nil,
         maintenance: MastodonMaintenancePolicy = MastodonMaintenancePolicy(),
+        rateLimiting: MastodonRateLimiting = .automatic, now: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
+        switch rateLimiting.mode {
+        case .own(let limits):
+            rateBudget = RateBudget(configuration: limits, clock: clock, wallClock: now, random: random)
+        case .given(let budget): rateBudget = budget
+        case .disabled: rateBudget = nil
+        }
         self.clock = clock
         self.timeline = Timeline(clock)
         self.scheduler = MastodonPollScheduler(
@@ -95,11 +111,16 @@ public actor MastodonSync {
     /// server leaves them unknown until ``refreshCapabilities(account:)``), its polling started and, when it is
     /// the active account, its stream. An account with the same key is replaced.
     ///
+    /// Unless rate limiting is ``MastodonRateLimiting/disabled``, a client without a budget of its own gets the
+    /// sync object's (``rateBudget``), and polling a gate over the client's budget, so the account's requests
+    /// share its host's politeness bucket with every other account there.
+    ///
     /// - Parameters:
     ///   - client: The account's API client (its key is the account's key).
     ///   - store: The store (opened with ``MastodonTimelineSchema/schema``); accounts may share one.
     ///   - push: Whether a push registration is live for it.
-    ///   - gate: The shared rate budget the scheduler consults before each tick.
+    ///   - gate: The gate the scheduler consults before each tick; by default one over the client's budget
+    ///     (the server's `Retry-After`, and 10 requests of `X-RateLimit-Remaining` kept for the person).
     ///   - pageLimit: The `limit` of timeline and notification pages.
     /// - Returns: The account's engine.
     @discardableResult
@@ -108,6 +129,12 @@ public actor MastodonSync {
         gate: PollBudgetGate? = nil, pageLimit: Int = 40
     ) async -> MastodonAccountEngine {
         let key = client.accountKey
+        let client = client.rateBudget == nil && rateBudget != nil ? client.withRateBudget(rateBudget) : client
+        let gate =
+            gate
+            ?? client.rateBudget.flatMap { budget in
+                client.server.host.map { PollBudgetGate(budget: budget, host: $0, account: key) }
+            }
         await signOut(account: key, announce: false)
         let engine = MastodonAccountEngine(client: client, store: store, clock: clock, pageLimit: pageLimit)
         let capabilities = try? await engine.capabilities()
@@ -131,6 +158,7 @@ public actor MastodonSync {
             MastodonPollAccount(
                 key: key, target: engine, capabilities: capabilities, push: push, authorization: authorization,
                 gate: gate))
+        await engine.setNetworkSatisfied(online)
         await reevaluateStreams(resume: false)
         // Launch and sign-in: the server's read positions, then what was left pending before the restart.
         if capabilities != nil { _ = try? await engine.syncMarkers() }
@@ -220,8 +248,12 @@ public actor MastodonSync {
         case .foreground(let isForeground) where !isForeground && wasForeground:
             // The debounce would not outlive the app's suspension: post the pending markers now.
             await forEachEngine { engine in _ = try? await engine.enterBackground() }
-        case .networkPath where resume:
-            await forEachEngine { engine in await engine.replayOutbox() }
+        case .networkPath(let path):
+            // Markers wait for the path (then post once); the outbox replays when it returns.
+            await forEachEngine { engine in
+                await engine.setNetworkSatisfied(path.satisfied)
+                if resume { await engine.replayOutbox() }
+            }
         default:
             break
         }

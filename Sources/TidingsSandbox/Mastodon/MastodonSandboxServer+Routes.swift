@@ -14,7 +14,8 @@ extension MastodonSandboxServer {
         var router = SandboxHTTPRouter()
         let routes: [(String, String)] = [
             ("GET", "/api/v1/instance"), ("GET", "/api/v2/instance"), ("GET", "/api/v1/timelines/home"),
-            ("GET", "/api/v1/timelines/public"), ("GET", "/api/v1/notifications"), ("GET", "/api/v2/notifications"),
+            ("GET", "/api/v1/timelines/public"), ("GET", "/api/v1/timelines/tag/:hashtag"),
+            ("GET", "/api/v1/timelines/list/:id"), ("GET", "/api/v1/notifications"), ("GET", "/api/v2/notifications"),
             ("GET", "/api/v1/notifications/unread_count"), ("GET", "/api/v2/notifications/unread_count"),
             ("GET", "/api/v1/markers"), ("POST", "/api/v1/markers"), ("GET", "/api/v1/statuses"),
             ("GET", "/api/v1/statuses/:id"), ("POST", "/api/v1/statuses/:id/:action"), ("POST", "/api/v1/statuses"),
@@ -70,6 +71,20 @@ extension MastodonSandboxServer {
             return page(request, items: Array(items), path: route, hidden: isHidden) {
                 statusJSON($0, viewer: viewer, context: "public")
             }
+        case ("GET", "/api/v1/timelines/tag/:hashtag"):
+            let raw = request.pathParameters["hashtag"] ?? ""
+            let tag = raw.removingPercentEncoding ?? raw
+            return page(request, items: tagEntries(tag), path: "/api/v1/timelines/tag/\(raw)", hidden: isHidden) {
+                statusJSON($0, viewer: viewer, context: "public")
+            }
+        case ("GET", "/api/v1/timelines/list/:id"):
+            guard let list = lists.first(where: { $0.id == id && $0.owner == viewer }) else {
+                return error(404, "Record not found")
+            }
+            return page(
+                request, items: listEntries(list), path: route.replacingOccurrences(of: ":id", with: id),
+                hidden: isHidden
+            ) { statusJSON($0, viewer: viewer, context: "home") }
         case ("GET", "/api/v1/notifications"):
             return page(request, items: visibleNotifications(viewer), path: route) {
                 notificationJSON($0, viewer: viewer)

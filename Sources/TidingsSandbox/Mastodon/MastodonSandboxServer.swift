@@ -2,7 +2,7 @@ import Foundation
 import TidingsCore
 
 /// An in-process Mastodon-API server for tests, previews and `tidings sandbox mastodon`: accounts with
-/// tokens, statuses, home and public timelines, notifications, markers, actions, edits and deletes, with
+/// tokens, statuses, home, public, hashtag and list timelines, notifications, markers, actions, edits and deletes, with
 /// the server variants of ``MastodonSandboxVariant``.
 ///
 /// Semantics (as Mastodon's, unless a variant says otherwise):
@@ -56,6 +56,7 @@ public actor MastodonSandboxServer {
     var statuses: [Status] = []
     var notifications: [Notification] = []
     var filters: [Filter] = []
+    var lists: [List] = []
     var markers: [String: [String: (id: String, version: Int, updated: Date)]] = [:]
     var markerConflicts = 0
     var nextNumber = 0

@@ -139,6 +139,20 @@ extension MastodonAPIClient {
         try await post(MastodonStatus.self, "/api/v1/statuses/\(Self.segment(id))/\(action.rawValue)")
     }
 
+    /// `POST /api/v1/statuses/:id/pin` or `/unpin` (the reader's own posts only; another's is
+    /// ``MastodonError/badRequest``): the status as the server now sees it.
+    public func setPinned(_ pinned: Bool, status id: ServerID) async throws -> MastodonStatus {
+        try await post(MastodonStatus.self, "/api/v1/statuses/\(Self.segment(id))/\(pinned ? "pin" : "unpin")")
+    }
+
+    /// `POST /api/v1/polls/:id/votes` with `choices[]` (indices of the poll's options): the poll with the
+    /// reader's vote. A second vote or a bad choice is ``MastodonError/badRequest`` (422).
+    public func vote(poll id: ServerID, choices: [Int]) async throws -> MastodonPoll {
+        try await post(
+            MastodonPoll.self, "/api/v1/polls/\(Self.segment(id))/votes",
+            form: choices.map { ("choices[]", String($0)) })
+    }
+
     /// `POST /api/v1/accounts/:id/follow` or `/unfollow`; returns whether the reader now follows
     /// (or has requested to follow) the account.
     public func setFollowing(_ follow: Bool, account id: ServerID) async throws -> Bool {

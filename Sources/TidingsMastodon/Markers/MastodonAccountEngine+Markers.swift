@@ -116,12 +116,16 @@ extension MastodonAccountEngine {
     /// Whether a marker post came due while the network path was unsatisfied and waits for it to return.
     public var markerPostWaitsForPath: Bool { markerState.waitingForPath }
 
-    /// The app's network path changed (``MastodonSync`` tells every engine). While it is unsatisfied no marker
-    /// post goes out (one that comes due waits); when it returns, a waiting post goes out once, of the markers
-    /// read beyond the server's then (the maximum, never below the server's).
-    public func setNetworkSatisfied(_ satisfied: Bool) async {
+    /// The app's network path changed (``MastodonSync`` tells every engine at once). While it is unsatisfied no
+    /// marker post goes out: one that comes due waits for ``postWaitingMarkers()``. Sends nothing itself.
+    public func setNetworkSatisfied(_ satisfied: Bool) {
         markerState.online = satisfied
-        guard satisfied, markerState.waitingForPath else { return }
+    }
+
+    /// The path is back: a marker post that came due while offline goes out once, of the markers read beyond
+    /// the server's by now (the maximum, never below the server's). Nothing when none waits or still offline.
+    public func postWaitingMarkers() async {
+        guard markerState.online, markerState.waitingForPath else { return }
         markerState.waitingForPath = false
         // A failure leaves the local marker ahead; the next read, foreground or background posts it.
         try? await postMarkersIfAhead()

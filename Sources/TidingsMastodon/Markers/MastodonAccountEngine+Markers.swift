@@ -16,6 +16,8 @@ struct MarkerState {
     var online = true
     /// A post came due while offline: it goes out once when the path returns.
     var waitingForPath = false
+    /// The post being sent: a second caller waits for it, then posts only what is still ahead.
+    var postInFlight: Task<Void, any Error>?
 }
 
 /// Read markers: fetched on launch and foreground, posted when reading moves past unread content (at most
@@ -141,9 +143,23 @@ extension MastodonAccountEngine {
         try? await postMarkersIfAhead()
     }
 
-    /// Posts the markers this device has beyond the server's; on 409 refetches, merges and retries (three
-    /// attempts).
+    /// Posts the markers this device has beyond the server's, one post at a time: a caller arriving while a post
+    /// is in flight (the debounce firing during the background's post) waits for it and then posts only what is
+    /// still ahead, so the same value is never sent twice. Cancelling the caller cancels its post.
     func postMarkersIfAhead() async throws {
+        while let running = markerState.postInFlight { _ = await running.result }
+        let post = Task { try await self.sendMarkersIfAhead() }
+        markerState.postInFlight = post
+        defer { markerState.postInFlight = nil }
+        try await withTaskCancellationHandler {
+            try await post.value
+        } onCancel: {
+            post.cancel()
+        }
+    }
+
+    /// One post of the markers beyond the server's; on 409 refetches, merges and retries (three attempts).
+    private func sendMarkersIfAhead() async throws {
         if !markerState.fetched {
             try mergeServerMarkers(try await guarded { try await self.client.markers() })
             markerState.fetched = true

@@ -22,6 +22,16 @@ struct MastodonPollTimelineFailureTests {
         #expect(await fixture.tickSeconds() == [0, 30], "the table's 30 s, no backoff")
     }
 
+    @Test func aServerErrorOnTheTimelineStillLetsNotificationsGo() async {
+        let fixture = await PollingFixture(
+            visible: "tag:swift",
+            prepare: { target in
+                await target.failTimelines(MastodonError(.server, status: 503))
+            })
+        #expect(await fixture.target.names == ["unread", "timeline:tag:swift", "notifications"])
+        #expect(await fixture.scheduler.timelineFailure(account: "a") == nil, "not the timeline's own failure")
+    }
+
     @Test func aRateLimitOnTheTimelineStillPausesTheTick() async {
         let fixture = await PollingFixture(
             visible: "list:busy",

@@ -29,6 +29,30 @@ extension MastodonAPIClient {
             MastodonStatus.self, "/api/v1/timelines/public", range: range, extra: local ? [("local", "true")] : [])
     }
 
+    /// `GET /api/v1/timelines/tag/:hashtag` within `range` (a leading `#` is dropped; the tag is one
+    /// percent-encoded path segment); `local` for this server's posts only.
+    ///
+    /// - Throws: ``MastodonError/badRequest`` for an empty tag, without a request; otherwise as every endpoint.
+    public func tagTimeline(
+        _ hashtag: String, local: Bool = false, _ range: MastodonPageRange = MastodonPageRange()
+    ) async throws -> MastodonPage<MastodonStatus> {
+        let tag = hashtag.hasPrefix("#") ? String(hashtag.dropFirst()) : hashtag
+        guard !tag.isEmpty else {
+            throw MastodonError(.badRequest, endpoint: "/api/v1/timelines/tag", detail: "empty hashtag")
+        }
+        return try await page(
+            MastodonStatus.self, "/api/v1/timelines/tag/\(Self.segment(ServerID(tag)))", range: range,
+            extra: local ? [("local", "true")] : [])
+    }
+
+    /// `GET /api/v1/timelines/list/:id` within `range`: the posts of the list's members. A list that is not the
+    /// reader's (or no longer exists) is ``MastodonError/notFound``.
+    public func listTimeline(_ id: ServerID, _ range: MastodonPageRange = MastodonPageRange()) async throws
+        -> MastodonPage<MastodonStatus>
+    {
+        try await page(MastodonStatus.self, "/api/v1/timelines/list/\(Self.segment(id))", range: range)
+    }
+
     /// `GET /api/v1/notifications` within `range`.
     public func notifications(_ range: MastodonPageRange = MastodonPageRange()) async throws
         -> MastodonPage<MastodonNotification>
@@ -113,6 +137,20 @@ extension MastodonAPIClient {
     /// wrapping it).
     public func perform(_ action: StatusAction, status id: ServerID) async throws -> MastodonStatus {
         try await post(MastodonStatus.self, "/api/v1/statuses/\(Self.segment(id))/\(action.rawValue)")
+    }
+
+    /// `POST /api/v1/statuses/:id/pin` or `/unpin` (the reader's own posts only; another's is
+    /// ``MastodonError/badRequest``): the status as the server now sees it.
+    public func setPinned(_ pinned: Bool, status id: ServerID) async throws -> MastodonStatus {
+        try await post(MastodonStatus.self, "/api/v1/statuses/\(Self.segment(id))/\(pinned ? "pin" : "unpin")")
+    }
+
+    /// `POST /api/v1/polls/:id/votes` with `choices[]` (indices of the poll's options): the poll with the
+    /// reader's vote. A second vote or a bad choice is ``MastodonError/badRequest`` (422).
+    public func vote(poll id: ServerID, choices: [Int]) async throws -> MastodonPoll {
+        try await post(
+            MastodonPoll.self, "/api/v1/polls/\(Self.segment(id))/votes",
+            form: choices.map { ("choices[]", String($0)) })
     }
 
     /// `POST /api/v1/accounts/:id/follow` or `/unfollow`; returns whether the reader now follows

@@ -46,6 +46,16 @@ public struct MastodonAPIClient: Sendable {
         self.now = now
     }
 
+    /// The budget every request waits for and informs (nil: none).
+    public var rateBudget: RateBudget? { budget }
+
+    /// This client with `budget` as its rate budget (same server, account, token holder and transport).
+    public func withRateBudget(_ budget: RateBudget?) -> MastodonAPIClient {
+        MastodonAPIClient(
+            server: server, accountKey: accountKey, authorization: authorization, transport: transport,
+            budget: budget, now: now)
+    }
+
     // MARK: - Requests
 
     /// Sends one request and returns its 2xx response. Package-visible so that the push subscription client

@@ -22,22 +22,18 @@ extension MastodonAccountEngine {
         }
     }
 
-    /// Applies a new version of a status from the server or the stream: replaced in place in every timeline,
-    /// marked edited when it was edited, the reader's own state kept (``MastodonStatusPayload``).
+    /// Applies a new version of a status from the stream (`status.update`): every cached copy — its own row and
+    /// the copy each cached boost embeds — is replaced in place in every timeline and marked edited, the
+    /// reader's own state kept (``MastodonStatusPayload/keepingReaderState(old:new:)``: favourite, boost,
+    /// bookmark, pin, mute, poll vote), then the effects of pending actions are put back.
     ///
-    /// - Returns: Whether a cached status was replaced.
+    /// - Returns: Whether a cached copy was replaced.
     /// - Throws: a store error.
     @discardableResult
     public func applyEdit(_ status: MastodonStatus) throws -> Bool {
-        let replaced = try writeNow { db in
-            let edited = try self.store.edit(
-                account: self.account, id: status.id, payload: try MastodonStatusPayload.encode(status), in: db,
-                merge: MastodonStatusPayload.mergeKeepingReaderState)
-            if edited { try self.reapplyPendingEffects(on: status.id, in: db) }
-            return edited
-        }
-        if replaced { broadcaster.publish(.statusUpdated(status.id)) }
-        return replaced
+        let written = try writeNow { db in try self.writeNewVersion(status, keepingReaderState: true, in: db) }
+        for id in written { broadcaster.publish(.statusUpdated(id)) }
+        return !written.isEmpty
     }
 
     /// Re-checks cached statuses and removes those the server no longer has.
@@ -79,32 +75,70 @@ extension MastodonAccountEngine {
         return deleted
     }
 
-    /// Removes `ids` (deleted on the server) from the cache and tells subscribers.
+    /// Removes `ids` (deleted on the server) from the cache, with the cached boosts of each (a boost goes with
+    /// the status it boosts on Mastodon), each with a tombstone so no page brings it back, and tells subscribers.
     public func removeDeleted(_ ids: [ServerID]) throws {
         guard !ids.isEmpty else { return }
-        try writeNow { db in
-            for id in ids { try self.store.delete(account: self.account, id: id, in: db) }
+        let removed = try writeNow { db -> [ServerID] in
+            var removed: [ServerID] = []
+            for id in ids {
+                let boosts = try self.copies(of: id, in: db).filter { $0.id != id }.map(\.id)
+                for target in [id] + boosts where !removed.contains(target) {
+                    try self.store.delete(account: self.account, id: target, in: db)
+                    removed.append(target)
+                }
+            }
+            return removed
         }
-        broadcaster.publish(.deleted(ids))
+        broadcaster.publish(.deleted(removed))
     }
 
-    /// Writes the server's copy of a cached status (not an edit unless `edited_at` moved), keeping the effects of
-    /// pending actions.
+    /// Writes the server's copy of a status into every cached copy of it (not an edit unless `edited_at` moved),
+    /// keeping the effects of pending actions.
     func replaceFromServer(_ status: MastodonStatus) throws {
-        let changed = try writeNow { db -> Bool in
-            guard let stored = try self.store.status(account: self.account, id: status.id, in: db) else { return false }
-            let old = try MastodonStatusPayload.decode(stored.payload)
-            if old.editedAt != status.editedAt {
-                try self.store.edit(
-                    account: self.account, id: status.id, payload: try MastodonStatusPayload.encode(status), in: db
-                ) { _, new in new }
+        let written = try writeNow { db in try self.writeNewVersion(status, keepingReaderState: false, in: db) }
+        for id in written { broadcaster.publish(.statusUpdated(id)) }
+    }
+
+    /// Writes a new version of `status` into its own cached row and into every cached copy of the status it is
+    /// (or, for a boost, boosts): the row of that status and the copy each cached boost embeds. With
+    /// `keepingReaderState` (a stream's edit, which carries no reader's view) the reader's state of each old copy
+    /// is kept; otherwise (an answer to the reader's token) the server's is written. A copy whose `edited_at`
+    /// moved is marked edited. Then the pending actions' effects are put back on every copy. Returns the rows
+    /// written.
+    func writeNewVersion(
+        _ status: MastodonStatus, keepingReaderState: Bool, in db: SQLiteConnection
+    ) throws -> [ServerID] {
+        let logical = status.reblog ?? status
+        var written: [ServerID] = []
+        func write(_ old: MastodonStatus, _ new: MastodonStatus) throws {
+            // For a boost the merge reaches the status it embeds too.
+            let merged = keepingReaderState ? MastodonStatusPayload.keepingReaderState(old: old, new: new) : new
+            // The stream's edit of a cached status is told even when nothing differs (it was edited).
+            guard merged != old || (keepingReaderState && old.id == status.id) else { return }
+            let payload = try MastodonStatusPayload.encode(merged)
+            let edited =
+                (keepingReaderState && old.id == status.id) || old.editedAt != merged.editedAt
+                || old.reblog?.editedAt != merged.reblog?.editedAt
+            if edited {
+                try store.edit(account: account, id: old.id, payload: payload, in: db) { _, new in new }
             } else {
-                try self.store.replacePayload(
-                    account: self.account, id: status.id, payload: try MastodonStatusPayload.encode(status), in: db)
+                try store.replacePayload(account: account, id: old.id, payload: payload, in: db)
             }
-            try self.reapplyPendingEffects(on: status.id, in: db)
-            return true
+            written.append(old.id)
         }
-        if changed { broadcaster.publish(.statusUpdated(status.id)) }
+        if let own = try cachedStatus(status.id, in: db) { try write(own, status) }
+        for copy in try copies(of: logical.id, in: db) where copy.id != status.id {
+            if copy.id == logical.id {
+                try write(copy, logical)
+            } else if copy.reblog?.id == logical.id {
+                var boost = copy
+                boost.reblog = logical
+                try write(copy, boost)
+            }
+        }
+        guard !written.isEmpty else { return [] }
+        written += try reapplyPendingEffects(on: logical.id, in: db)
+        return Array(Set(written)).sorted()
     }
 }

@@ -9,8 +9,9 @@ import TidingsCore
 ///   flight at a time and a second caller joins it (``MastodonTimelineRefresher``).
 /// - Each page is applied in one transaction; notifications are deduplicated by server ID, grouped ones by
 ///   `group_key`.
-/// - Each ``MastodonPollTarget`` method makes at most one request (v2 endpoints fall back to v1 on the
-///   next call once the server answered 404).
+/// - ``MastodonPollTarget/pollUnreadCount()`` and ``MastodonPollTarget/pollTimeline(_:)`` make at most one
+///   request each, ``MastodonPollTarget/pollNotifications()`` at most ``notificationPagesPerPoll`` (it pages
+///   upward while pages are full); v2 endpoints fall back to v1 on the next call once the server answered 404.
 /// - A refused token (401) publishes ``MastodonEngineChange/needsReauthentication``; the client then sends
 ///   nothing until the app signs the account in again.
 /// - Markers never move backwards on this device and are never posted below the server's value.
@@ -110,8 +111,9 @@ public actor MastodonAccountEngine: MastodonPollTarget {
 
     /// Refreshes `timeline` (newer than the newest cached, or a cold load), joining a refresh in flight.
     ///
-    /// - Throws: ``MastodonError`` (``MastodonError/unsupported`` for a timeline the engine cannot fetch),
-    ///   or a store error.
+    /// - Parameter timeline: `home`, `public`, `local`, `tag:<hashtag>` or `list:<list ID>`.
+    /// - Throws: ``MastodonError`` (``MastodonError/unsupported`` for a timeline the engine cannot fetch,
+    ///   ``MastodonError/notFound`` for a list that is not the reader's), or a store error.
     @discardableResult
     public func refresh(_ timeline: String = MastodonTimelineKey.homeTimeline) async throws
         -> MastodonTimelineApplyResult
@@ -206,7 +208,8 @@ public actor MastodonAccountEngine: MastodonPollTarget {
                 hidden += 1
                 continue
             }
-            items.append(.init(id: status.id, payload: try MastodonStatusPayload.encode(status)))
+            items.append(
+                .init(id: status.id, payload: try MastodonStatusPayload.encode(status), boosted: status.reblog?.id))
         }
         let newest = page.items.map(\.id).max()
         let cursor = page.newer?.minID
@@ -244,8 +247,15 @@ public actor MastodonAccountEngine: MastodonPollTarget {
         case MastodonTimelineKey.homeTimeline: return try await client.homeTimeline(range)
         case "public": return try await client.publicTimeline(local: false, range)
         case "local": return try await client.publicTimeline(local: true, range)
-        default: throw MastodonError(.unsupported, detail: "timeline \(timeline)")
+        default: break
         }
+        if let tag = timeline.dropPrefix(MastodonTimelineKey.tagPrefix), !tag.isEmpty {
+            return try await client.tagTimeline(tag, range)
+        }
+        if let list = timeline.dropPrefix(MastodonTimelineKey.listPrefix), !list.isEmpty {
+            return try await client.listTimeline(ServerID(list), range)
+        }
+        throw MastodonError(.unsupported, detail: "timeline \(timeline)")
     }
 
     /// Runs a request; a refused token is told to subscribers once per refusal.
@@ -266,4 +276,11 @@ extension MastodonAccountEngine {
 
     /// A read transaction run right here, on the store's queue the engine runs on.
     func readNow<T>(_ body: (SQLiteConnection) throws -> T) throws -> T { try store.database.read(body) }
+}
+
+extension String {
+    /// The rest of the string after `prefix`, or nil when it does not start with it.
+    fileprivate func dropPrefix(_ prefix: String) -> String? {
+        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : nil
+    }
 }

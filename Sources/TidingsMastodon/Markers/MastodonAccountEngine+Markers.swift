@@ -12,6 +12,12 @@ struct MarkerState {
     var pendingPost: Task<Void, Never>?
     /// How many `POST /api/v1/markers` were sent (for tests and metrics).
     var posts = 0
+    /// Whether the network path is satisfied (as the app last said): no post goes out while it is not.
+    var online = true
+    /// A post came due while offline: it goes out once when the path returns.
+    var waitingForPath = false
+    /// The post being sent: a second caller waits for it, then posts only what is still ahead.
+    var postInFlight: Task<Void, any Error>?
 }
 
 /// Read markers: fetched on launch and foreground, posted when reading moves past unread content (at most
@@ -55,12 +61,18 @@ extension MastodonAccountEngine {
         return true
     }
 
-    /// The app went to the background: the pending post (if any) is sent now rather than after the debounce.
+    /// The app went to the background: the pending post (if any) is sent now rather than after the debounce
+    /// (offline: when the path returns).
     ///
     /// - Throws: ``MastodonError`` from the post.
     public func enterBackground() async throws {
         markerState.pendingPost?.cancel()
         markerState.pendingPost = nil
+        guard markerState.online else {
+            // Offline: the post waits for the path (``setNetworkSatisfied(_:)``) rather than fail.
+            if try markerAhead(.home) != nil || markerAhead(.notifications) != nil { markerState.waitingForPath = true }
+            return
+        }
         try await postMarkersIfAhead()
     }
 
@@ -103,15 +115,51 @@ extension MastodonAccountEngine {
         }
     }
 
-    func firePendingMarkerPost() async {
-        markerState.pendingPost = nil
+    /// Whether a marker post came due while the network path was unsatisfied and waits for it to return.
+    public var markerPostWaitsForPath: Bool { markerState.waitingForPath }
+
+    /// The app's network path changed (``MastodonSync`` tells every engine at once). While it is unsatisfied no
+    /// marker post goes out: one that comes due waits for ``postWaitingMarkers()``. Sends nothing itself.
+    public func setNetworkSatisfied(_ satisfied: Bool) {
+        markerState.online = satisfied
+    }
+
+    /// The path is back: a marker post that came due while offline goes out once, of the markers read beyond
+    /// the server's by now (the maximum, never below the server's). Nothing when none waits or still offline.
+    public func postWaitingMarkers() async {
+        guard markerState.online, markerState.waitingForPath else { return }
+        markerState.waitingForPath = false
         // A failure leaves the local marker ahead; the next read, foreground or background posts it.
         try? await postMarkersIfAhead()
     }
 
-    /// Posts the markers this device has beyond the server's; on 409 refetches, merges and retries (three
-    /// attempts).
+    func firePendingMarkerPost() async {
+        markerState.pendingPost = nil
+        guard markerState.online else {
+            markerState.waitingForPath = true
+            return
+        }
+        // A failure leaves the local marker ahead; the next read, foreground or background posts it.
+        try? await postMarkersIfAhead()
+    }
+
+    /// Posts the markers this device has beyond the server's, one post at a time: a caller arriving while a post
+    /// is in flight (the debounce firing during the background's post) waits for it and then posts only what is
+    /// still ahead, so the same value is never sent twice. Cancelling the caller cancels its post.
     func postMarkersIfAhead() async throws {
+        while let running = markerState.postInFlight { _ = await running.result }
+        let post = Task { try await self.sendMarkersIfAhead() }
+        markerState.postInFlight = post
+        defer { markerState.postInFlight = nil }
+        try await withTaskCancellationHandler {
+            try await post.value
+        } onCancel: {
+            post.cancel()
+        }
+    }
+
+    /// One post of the markers beyond the server's; on 409 refetches, merges and retries (three attempts).
+    private func sendMarkersIfAhead() async throws {
         if !markerState.fetched {
             try mergeServerMarkers(try await guarded { try await self.client.markers() })
             markerState.fetched = true

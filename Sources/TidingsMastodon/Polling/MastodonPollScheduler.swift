@@ -7,9 +7,13 @@ import TidingsCore
 /// Guarantees:
 /// - The app tells it its state through one call, ``appStateChanged(_:)``; every account's schedule is
 ///   re-evaluated at once, and idleness (2 and 10 minutes without interaction) as time passes.
-/// - A tick makes at most 3 requests, in seed 002's order: the unread count; the timeline of the plan
+/// - A tick makes 3 calls at most (one request each, except a notifications poll paging upward while
+///   pages are full: see ``MastodonPollTarget``), in seed 002's order: the unread count; the timeline of the plan
 ///   (the visible one; Home if visible in the last 5 minutes; none in the background or with
 ///   "Wi-Fi only" on a metered path); notifications only when the count changed (or is not known yet).
+///   A timeline the engine cannot fetch (``MastodonTimelineFailure``) fails only itself: the notifications
+///   of the tick still go and polling keeps its cadence; a 5xx or a transport error of the timeline still
+///   lets them go, then paces the next tick.
 /// - Per account: backoff, `Retry-After`, the halved frequency, the rate budget's reserve, stopping on
 ///   needs-reauthentication (resumed when its ``MastodonAuthorization`` signs in again) and offline
 ///   (resumed on the path update) are the `PollLoop`'s.
@@ -32,6 +36,7 @@ public actor MastodonPollScheduler {
         var lastPollAt: Duration?
         var homeVisibleAt: Duration?
         var streamOpen: Bool?
+        var timelineFailure: MastodonTimelineFailure?
     }
 
     private let clock: any Clock<Duration>
@@ -206,12 +211,29 @@ public actor MastodonPollScheduler {
         let target = state.account.target
         do {
             let count = try await target.pollUnreadCount()
-            if let name = plan.timeline { _ = try await refresh(name, key: key, target: target) }
+            // The timeline's failure is its own: notifications still go, and only a failure of the account or
+            // the connection (rate limit, token, transport, 5xx) paces the next tick.
+            var transient: (any Error)?
+            if let name = plan.timeline {
+                do {
+                    _ = try await refresh(name, key: key, target: target)
+                    accounts[key]?.timelineFailure = nil
+                } catch {
+                    if let failure = MastodonTimelineFailure.timelineOnly(error) {
+                        accounts[key]?.timelineFailure = MastodonTimelineFailure(timeline: name, error: failure)
+                    } else if Self.endsTick(error) {
+                        throw error
+                    } else {
+                        transient = error
+                    }
+                }
+            }
             // A capped count may not move while more arrived than one poll read: the engine's backlog says so.
             let backlog = await (target as? MastodonAccountEngine)?.hasNotificationBacklog ?? false
             if accounts[key]?.lastUnread != count || backlog { try await target.pollNotifications() }
             accounts[key]?.lastUnread = count
             accounts[key]?.lastPollAt = timeline.elapsed
+            if let transient { return Self.outcome(of: transient) }
             return .success
         } catch {
             return Self.outcome(of: error)
@@ -228,6 +250,21 @@ public actor MastodonPollScheduler {
     /// How many callers share the refresh of a timeline in flight (0: none runs), for tests.
     func refreshCallers(account key: String, timeline name: String) async -> Int {
         await refreshes.callerCount(key: key + "\n" + name)
+    }
+
+    /// Whether a timeline's `error` stops the tick at once: a rate limit, a refused token or cancellation.
+    static func endsTick(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        switch error {
+        case MastodonError.rateLimited, MastodonError.unauthorized, MastodonError.needsReauthentication: return true
+        default: return false
+        }
+    }
+
+    /// Why the latest poll of the account's visible timeline failed while its tick went on (nil once a poll of
+    /// it succeeded again).
+    public func timelineFailure(account key: String) -> MastodonTimelineFailure? {
+        accounts[key]?.timelineFailure
     }
 
     static func outcome(of error: any Error) -> PollTickOutcome {

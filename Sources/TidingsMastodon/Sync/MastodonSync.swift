@@ -22,10 +22,15 @@ import TidingsCore
 ///   while online, when the network path becomes satisfied again and on foreground; a failure keeps the
 ///   action pending. Its markers are read (``MastodonAccountEngine/syncMarkers()``) when it is added and on
 ///   foreground, and posted at once (``MastodonAccountEngine/enterBackground()``) when the app goes to the
-///   background.
+///   background; no marker is posted while the path is unsatisfied (one that came due goes out once when it
+///   returns). What app-state changes start runs on the account's one background task, so
+///   ``appStateChanged(_:)`` returns promptly; ``housekeepingSettled()`` waits for it.
 /// - ``changes()`` merges every engine's changes and every stream's states into one bounded stream per subscriber.
 /// - ``signOut(account:)`` stops the account's polling and stream; a refused token (needs reauthentication)
 ///   stops them until ``signIn(account:token:)``.
+/// - Requests are paced by default (``MastodonRateLimiting``): per account and endpoint family from the
+///   server's headers, and per host across every account (one politeness bucket), polling held by a gate over
+///   the same budget.
 /// - ``maintenance()`` sweeps each store once per call within ``MastodonMaintenancePolicy/retention`` and
 ///   re-checks cached statuses for deletions at most once per ``MastodonMaintenancePolicy/recheckInterval``
 ///   per account, through the account's rate budget.
@@ -37,6 +42,18 @@ public actor MastodonSync {
         var stream: MastodonUserStream?
         var tasks: [Task<Void, Never>] = []
         var lastRecheck: Duration?
+        /// The account's housekeeping jobs, run one after another by its one worker task.
+        var housekeeping: AsyncStream<Housekeeping>.Continuation?
+    }
+
+    /// Work an app-state change starts for an account, off the caller's path (one worker task per account).
+    enum Housekeeping: Sendable {
+        /// Foreground: the server's markers read, then the outbox replayed.
+        case foreground
+        /// Background: the pending markers posted at once (the debounce would not outlive suspension).
+        case background
+        /// The network path returned: a marker post that waited for it, then the outbox replayed.
+        case networkReturn
     }
 
     /// The scheduler polling every account (for diagnostics, plans and tests).
@@ -45,11 +62,16 @@ public actor MastodonSync {
     private let timeline: Timeline
     private let streamConnector: MastodonStreamConnector?
     private let maintenancePolicy: MastodonMaintenancePolicy
+    /// The budget every account's requests and polling go through (nil with ``MastodonRateLimiting/disabled``):
+    /// one politeness bucket per host shared by every account, a scope per account and endpoint family.
+    public nonisolated let rateBudget: RateBudget?
     private let broadcaster = ChangeBroadcaster<MastodonSyncChange> { .missed($0) }
     private var accounts: [String: Account] = [:]
     private var foreground = true
     private var online = true
     private var activeAccount: String?
+    private var queuedHousekeeping: [String: Int] = [:]
+    private var settleWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// A sync object with no account, in the foreground and online.
     ///
@@ -59,14 +81,24 @@ public actor MastodonSync {
     ///   - configuration: The polling loops' backoff and penalty.
     ///   - streamConnector: Opens user streams (TidingsNet's WebSocket when nil).
     ///   - maintenance: The retention limits and the deletion re-check cadence.
-    ///   - random: Polling jitter in `0..<1`.
+    ///   - rateLimiting: How requests are paced: on by default (``MastodonRateLimiting/automatic``);
+    ///     ``MastodonRateLimiting/disabled`` only for tests that need it.
+    ///   - now: The current date, for the budget's `Retry-After` dates and `X-RateLimit-Reset` timestamps.
+    ///   - random: Polling and budget jitter in `0..<1`.
     public init(
         clock: any Clock<Duration> = ContinuousClock(), settings: MastodonPollSettings = MastodonPollSettings(),
         configuration: PollLoopConfiguration = PollLoopConfiguration(),
         streamConnector: MastodonStreamConnector? = nil,
         maintenance: MastodonMaintenancePolicy = MastodonMaintenancePolicy(),
+        rateLimiting: MastodonRateLimiting = .automatic, now: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
+        switch rateLimiting.mode {
+        case .own(let limits):
+            rateBudget = RateBudget(configuration: limits, clock: clock, wallClock: now, random: random)
+        case .given(let budget): rateBudget = budget
+        case .disabled: rateBudget = nil
+        }
         self.clock = clock
         self.timeline = Timeline(clock)
         self.scheduler = MastodonPollScheduler(
@@ -95,11 +127,16 @@ public actor MastodonSync {
     /// server leaves them unknown until ``refreshCapabilities(account:)``), its polling started and, when it is
     /// the active account, its stream. An account with the same key is replaced.
     ///
+    /// Unless rate limiting is ``MastodonRateLimiting/disabled``, a client without a budget of its own gets the
+    /// sync object's (``rateBudget``), and polling a gate over the client's budget, so the account's requests
+    /// share its host's politeness bucket with every other account there.
+    ///
     /// - Parameters:
     ///   - client: The account's API client (its key is the account's key).
     ///   - store: The store (opened with ``MastodonTimelineSchema/schema``); accounts may share one.
     ///   - push: Whether a push registration is live for it.
-    ///   - gate: The shared rate budget the scheduler consults before each tick.
+    ///   - gate: The gate the scheduler consults before each tick; by default one over the client's budget
+    ///     (the server's `Retry-After`, and 10 requests of `X-RateLimit-Remaining` kept for the person).
     ///   - pageLimit: The `limit` of timeline and notification pages.
     /// - Returns: The account's engine.
     @discardableResult
@@ -108,6 +145,12 @@ public actor MastodonSync {
         gate: PollBudgetGate? = nil, pageLimit: Int = 40
     ) async -> MastodonAccountEngine {
         let key = client.accountKey
+        let client = client.rateBudget == nil && rateBudget != nil ? client.withRateBudget(rateBudget) : client
+        let gate =
+            gate
+            ?? client.rateBudget.flatMap { budget in
+                client.server.host.map { PollBudgetGate(budget: budget, host: $0, account: key) }
+            }
         await signOut(account: key, announce: false)
         let engine = MastodonAccountEngine(client: client, store: store, clock: clock, pageLimit: pageLimit)
         let capabilities = try? await engine.capabilities()
@@ -125,12 +168,22 @@ public actor MastodonSync {
             Task { [weak self] in
                 for await _ in authChanges { await self?.reevaluateStreams(resume: true) }
             })
+        let (jobs, queue) = AsyncStream<Housekeeping>.makeStream()
+        account.housekeeping = queue
+        account.tasks.append(
+            Task { [weak self] in
+                for await job in jobs {
+                    await Self.run(job, on: engine)
+                    await self?.housekeepingDone(key)
+                }
+            })
         accounts[key] = account
         if let capabilities { broadcaster.publish(.capabilities(account: key, capabilities)) }
         await scheduler.addAccount(
             MastodonPollAccount(
                 key: key, target: engine, capabilities: capabilities, push: push, authorization: authorization,
                 gate: gate))
+        await engine.setNetworkSatisfied(online)
         await reevaluateStreams(resume: false)
         // Launch and sign-in: the server's read positions, then what was left pending before the restart.
         if capabilities != nil { _ = try? await engine.syncMarkers() }
@@ -147,7 +200,10 @@ public actor MastodonSync {
         guard let account = accounts.removeValue(forKey: key) else { return }
         await scheduler.removeAccount(key)
         await account.stream?.stop()
+        account.housekeeping?.finish()
         for task in account.tasks { task.cancel() }
+        queuedHousekeeping[key] = nil
+        resumeSettledWaiters()
         if announce { broadcaster.publish(.signedOut(account: key)) }
     }
 
@@ -192,7 +248,12 @@ public actor MastodonSync {
     // MARK: The app's state
 
     /// The one way the app tells sync what it is doing: forwarded to the scheduler, then the user stream is
-    /// opened or closed by the tiers (closed at once on background, offline or another active account).
+    /// opened or closed by the tiers (closed at once on background, offline or another active account), and
+    /// every engine told the network path. It returns without waiting for the network: the markers and outbox
+    /// work a change starts (foreground: markers read, outbox replayed; background: pending markers posted;
+    /// network return: a marker post that waited, outbox replayed) runs on each account's one background task,
+    /// in the order of the changes, cancelled when the account is signed out. ``housekeepingSettled()`` waits for
+    /// it (e.g. inside the platform's background-task window after going to the background).
     public func appStateChanged(_ event: MastodonAppEvent) async {
         var resume = false
         let wasForeground = foreground
@@ -206,6 +267,8 @@ public actor MastodonSync {
         case .networkPath(let path):
             resume = path.satisfied && !online
             online = path.satisfied
+            // At once, before any debounced marker post can come due on the old path.
+            for key in accounts.keys.sorted() { await accounts[key]?.engine.setNetworkSatisfied(path.satisfied) }
         case .visibleTimeline, .interaction, .lowPower, .settings:
             break
         }
@@ -213,26 +276,56 @@ public actor MastodonSync {
         await reevaluateStreams(resume: resume)
         switch event {
         case .foreground(let isForeground) where isForeground && resume:
-            await forEachEngine { engine in
-                _ = try? await engine.syncMarkers()
-                await engine.replayOutbox()
-            }
+            enqueueHousekeeping(.foreground)
         case .foreground(let isForeground) where !isForeground && wasForeground:
-            // The debounce would not outlive the app's suspension: post the pending markers now.
-            await forEachEngine { engine in _ = try? await engine.enterBackground() }
+            enqueueHousekeeping(.background)
         case .networkPath where resume:
-            await forEachEngine { engine in await engine.replayOutbox() }
+            enqueueHousekeeping(.networkReturn)
         default:
             break
         }
     }
 
-    /// Runs `body` for every signed-in account's engine, in key order (failures stay with each engine: a
-    /// marker or an action that did not go out is kept for the next time).
-    private func forEachEngine(_ body: (MastodonAccountEngine) async -> Void) async {
+    /// Waits until every account's housekeeping queued so far (markers, outbox; see ``appStateChanged(_:)``) has
+    /// run, or its account was signed out. Failures stay with each engine: a marker or an action that did not go
+    /// out is kept for the next time.
+    public func housekeepingSettled() async {
+        guard queuedHousekeeping.values.contains(where: { $0 > 0 }) else { return }
+        await withCheckedContinuation { settleWaiters.append($0) }
+    }
+
+    /// Queues `job` for every signed-in account, in key order.
+    private func enqueueHousekeeping(_ job: Housekeeping) {
         for key in accounts.keys.sorted() {
-            guard let engine = accounts[key]?.engine else { continue }
-            await body(engine)
+            guard let queue = accounts[key]?.housekeeping else { continue }
+            queuedHousekeeping[key, default: 0] += 1
+            queue.yield(job)
+        }
+    }
+
+    private func housekeepingDone(_ key: String) {
+        guard let count = queuedHousekeeping[key] else { return }
+        queuedHousekeeping[key] = max(0, count - 1)
+        resumeSettledWaiters()
+    }
+
+    private func resumeSettledWaiters() {
+        guard !queuedHousekeeping.values.contains(where: { $0 > 0 }) else { return }
+        let waiters = settleWaiters
+        settleWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private static func run(_ job: Housekeeping, on engine: MastodonAccountEngine) async {
+        switch job {
+        case .foreground:
+            _ = try? await engine.syncMarkers()
+            await engine.replayOutbox()
+        case .background:
+            _ = try? await engine.enterBackground()
+        case .networkReturn:
+            await engine.postWaitingMarkers()
+            await engine.replayOutbox()
         }
     }
 

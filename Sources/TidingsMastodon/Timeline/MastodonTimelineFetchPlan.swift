@@ -69,11 +69,15 @@ public struct MastodonTimelinePage: Sendable {
         public var id: ServerID
         /// The opaque bytes to store.
         public var payload: Data
+        /// The status this one boosts, when it is a boost: a boost of a status deleted on this device is
+        /// skipped like the deleted status itself (on Mastodon a boost goes with the status it boosts).
+        public var boosted: ServerID?
 
-        /// An item for status `id`.
-        public init(id: ServerID, payload: Data) {
+        /// An item for status `id`, a boost of `boosted` when given.
+        public init(id: ServerID, payload: Data, boosted: ServerID? = nil) {
             self.id = id
             self.payload = payload
+            self.boosted = boosted
         }
     }
 

@@ -27,7 +27,8 @@ extension MastodonTimelineStore {
     ///   (a capped feed may have skipped what lies right above the older neighbour), and a second gap above
     ///   them when the page is full and does not reach the newer neighbour; an empty page marks the gap
     ///   unfillable. Only a newer-side load closes a gap.
-    /// - Statuses deleted locally (tombstoned) are skipped; cached ones get the page's payload in place.
+    /// - Statuses deleted locally (tombstoned), and boosts of them, are skipped; cached ones get the page's payload
+    ///   in place.
     @discardableResult
     public func apply(
         _ page: MastodonTimelinePage, for plan: MastodonTimelineFetchPlan, to key: MastodonTimelineKey,
@@ -42,6 +43,7 @@ extension MastodonTimelineStore {
         var items: [MastodonTimelinePage.Item] = []
         for item in page.items where seen.insert(item.id).inserted {
             if try isTombstoned(account: key.account, id: item.id, in: db) { continue }
+            if let boosted = item.boosted, try isTombstoned(account: key.account, id: boosted, in: db) { continue }
             items.append(item)
         }
         items.sort { $0.id > $1.id }

@@ -52,10 +52,21 @@ extension MastodonSandboxServer {
         object["reblogged"] = .bool(boosts.contains { $0.accountID == viewer })
         object["bookmarked"] = .bool(status.bookmarkedBy.contains(viewer))
         object["muted"] = .bool(status.mutedBy.contains(viewer))
-        object["pinned"] = .bool(false)
+        object["pinned"] = .bool(status.pinned && status.accountID == viewer)
+        object["poll"] = status.poll.map { pollJSON($0, viewer: viewer) } ?? .null
+        if variant.newerEnumValues {
+            // Values a newer server sends that this client's enums do not name: they must survive as sent.
+            object["visibility"] = .string(MastodonSandboxVariant.newerVisibility)
+            object["media_attachments"] = .array([
+                [
+                    "id": .string("m\(status.id)"), "type": .string(MastodonSandboxVariant.newerMediaType),
+                    "url": .string("https://sandbox.invalid/media/\(status.id).glb"),
+                ]
+            ])
+        }
         object["sensitive"] = .bool(false)
         object["spoiler_text"] = .string("")
-        object["media_attachments"] = .array([])
+        if object["media_attachments"] == nil { object["media_attachments"] = .array([]) }
         object["mentions"] = .array([])
         if let context, variant.hasVersion2 {
             object["filtered"] = .array(filterResults(status, viewer: viewer, context: context))
@@ -64,8 +75,9 @@ extension MastodonSandboxServer {
     }
 
     func notificationJSON(_ notification: Notification, viewer: String) -> JSONValue {
+        let type = variant.newerEnumValues ? MastodonSandboxVariant.newerNotificationType : notification.type
         var object: [String: JSONValue] = [
-            "id": .string(notification.id), "type": .string(notification.type),
+            "id": .string(notification.id), "type": .string(type),
             "created_at": Self.date(notification.createdAt), "account": accountJSON(notification.accountID),
             "group_key": .string(groupKey(notification)),
         ]

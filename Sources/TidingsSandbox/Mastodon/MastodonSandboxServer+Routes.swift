@@ -14,11 +14,13 @@ extension MastodonSandboxServer {
         var router = SandboxHTTPRouter()
         let routes: [(String, String)] = [
             ("GET", "/api/v1/instance"), ("GET", "/api/v2/instance"), ("GET", "/api/v1/timelines/home"),
-            ("GET", "/api/v1/timelines/public"), ("GET", "/api/v1/notifications"), ("GET", "/api/v2/notifications"),
+            ("GET", "/api/v1/timelines/public"), ("GET", "/api/v1/timelines/tag/:hashtag"),
+            ("GET", "/api/v1/timelines/list/:id"), ("GET", "/api/v1/notifications"), ("GET", "/api/v2/notifications"),
             ("GET", "/api/v1/notifications/unread_count"), ("GET", "/api/v2/notifications/unread_count"),
             ("GET", "/api/v1/markers"), ("POST", "/api/v1/markers"), ("GET", "/api/v1/statuses"),
             ("GET", "/api/v1/statuses/:id"), ("POST", "/api/v1/statuses/:id/:action"), ("POST", "/api/v1/statuses"),
             ("POST", "/api/v1/accounts/:id/:action"), ("GET", "/api/v2/filters"), ("GET", "/api/v1/filters"),
+            ("GET", "/api/v1/polls/:id"), ("POST", "/api/v1/polls/:id/votes"),
             // Web Push subscriptions: MastodonSandboxServer+Push.swift.
             ("POST", "/api/v1/push/subscription"), ("GET", "/api/v1/push/subscription"),
             ("PUT", "/api/v1/push/subscription"), ("DELETE", "/api/v1/push/subscription"),
@@ -70,6 +72,20 @@ extension MastodonSandboxServer {
             return page(request, items: Array(items), path: route, hidden: isHidden) {
                 statusJSON($0, viewer: viewer, context: "public")
             }
+        case ("GET", "/api/v1/timelines/tag/:hashtag"):
+            let raw = request.pathParameters["hashtag"] ?? ""
+            let tag = raw.removingPercentEncoding ?? raw
+            return page(request, items: tagEntries(tag), path: "/api/v1/timelines/tag/\(raw)", hidden: isHidden) {
+                statusJSON($0, viewer: viewer, context: "public")
+            }
+        case ("GET", "/api/v1/timelines/list/:id"):
+            guard let list = lists.first(where: { $0.id == id && $0.owner == viewer }) else {
+                return error(404, "Record not found")
+            }
+            return page(
+                request, items: listEntries(list), path: route.replacingOccurrences(of: ":id", with: id),
+                hidden: isHidden
+            ) { statusJSON($0, viewer: viewer, context: "home") }
         case ("GET", "/api/v1/notifications"):
             return page(request, items: visibleNotifications(viewer), path: route) {
                 notificationJSON($0, viewer: viewer)
@@ -98,6 +114,11 @@ extension MastodonSandboxServer {
             return compose(request, viewer: viewer)
         case ("POST", "/api/v1/statuses/:id/:action"):
             return statusAction(request.pathParameters["action"] ?? "", id: id, viewer: viewer)
+        case ("GET", "/api/v1/polls/:id"):
+            guard let index = pollIndex(id) else { return error(404, "Record not found") }
+            return .json(pollJSON(statuses[index].poll!, viewer: viewer))
+        case ("POST", "/api/v1/polls/:id/votes"):
+            return vote(request, pollID: id, viewer: viewer)
         case ("POST", "/api/v1/accounts/:id/:action"):
             guard accounts.contains(where: { $0.id == id }) else { return error(404, "Record not found") }
             let action = request.pathParameters["action"]
@@ -286,6 +307,12 @@ extension MastodonSandboxServer {
         case "unfavourite": statuses[index].favouritedBy.remove(viewer)
         case "bookmark": statuses[index].bookmarkedBy.insert(viewer)
         case "unbookmark": statuses[index].bookmarkedBy.remove(viewer)
+        case "pin", "unpin":
+            // Only the author pins, and only their own post (not a boost).
+            guard statuses[index].accountID == viewer, index == liveIndex(id) else {
+                return error(422, "Validation failed: you can only pin your own posts")
+            }
+            statuses[index].pinned = action == "pin"
         case "mute": statuses[index].mutedBy.insert(viewer)
         case "unmute": statuses[index].mutedBy.remove(viewer)
         case "reblog":

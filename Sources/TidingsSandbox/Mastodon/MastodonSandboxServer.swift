@@ -2,7 +2,7 @@ import Foundation
 import TidingsCore
 
 /// An in-process Mastodon-API server for tests, previews and `tidings sandbox mastodon`: accounts with
-/// tokens, statuses, home and public timelines, notifications, markers, actions, edits and deletes, with
+/// tokens, statuses, home, public, hashtag and list timelines, notifications, markers, actions, edits and deletes, with
 /// the server variants of ``MastodonSandboxVariant``.
 ///
 /// Semantics (as Mastodon's, unless a variant says otherwise):
@@ -38,6 +38,10 @@ public actor MastodonSandboxServer {
         var bookmarkedBy: Set<String> = []
         /// Who muted the conversation (kept on the status; replies are not followed to it).
         var mutedBy: Set<String> = []
+        /// Whether its author pinned it to their profile (only the author can).
+        var pinned = false
+        /// Its poll, when it has one.
+        var poll: Poll?
         var deleted = false
     }
 
@@ -56,6 +60,7 @@ public actor MastodonSandboxServer {
     var statuses: [Status] = []
     var notifications: [Notification] = []
     var filters: [Filter] = []
+    var lists: [List] = []
     var markers: [String: [String: (id: String, version: Int, updated: Date)]] = [:]
     var markerConflicts = 0
     var nextNumber = 0
@@ -101,17 +106,19 @@ public actor MastodonSandboxServer {
         }
     }
 
-    /// Posts a status as `accountID` and returns its ID; `mentioning` accounts get a mention notification.
+    /// Posts a status as `accountID` and returns its ID; `mentioning` accounts get a mention notification;
+    /// `poll` gives it a poll with those choices (`multiple`: several may be picked).
     @discardableResult
     public func post(
         as accountID: String, _ content: String, visibility: String = "public", inReplyTo: String? = nil,
-        mentioning: [String] = []
+        mentioning: [String] = [], poll: [String]? = nil, multiple: Bool = false
     ) -> String {
         let id = nextID()
-        statuses.append(
-            Status(
-                id: id, accountID: accountID, content: content, visibility: visibility, createdAt: now(),
-                inReplyTo: inReplyTo))
+        var status = Status(
+            id: id, accountID: accountID, content: content, visibility: visibility, createdAt: now(),
+            inReplyTo: inReplyTo)
+        if let poll { status.poll = Poll(id: nextID(), options: poll, multiple: multiple) }
+        statuses.append(status)
         streamUpdate(statuses.count - 1, event: "update")
         for mentioned in mentioning { notify(mentioned, type: "mention", from: accountID, status: id) }
         return id

@@ -32,6 +32,17 @@ public struct MastodonSandboxVariant: Sendable, Hashable {
     public var feedCap = 400
     /// The requests each account may make per 5-minute window before 429s (Mastodon: 300).
     public var requestsPerWindow = 300
+    /// Whether statuses and notifications carry enum values newer than any client knows (a newer server):
+    /// visibility ``newerVisibility``, a media attachment of type ``newerMediaType``, every notification of
+    /// type ``newerNotificationType``.
+    public var newerEnumValues = false
+
+    /// The visibility a server newer than the client sends with ``newerEnumValues``.
+    public static let newerVisibility = "circle"
+    /// The media type a server newer than the client sends with ``newerEnumValues``.
+    public static let newerMediaType = "model3d"
+    /// The notification type a server newer than the client sends with ``newerEnumValues``.
+    public static let newerNotificationType = "annual_report_ready"
 
     /// Stock Mastodon 4.3.
     public init() {}

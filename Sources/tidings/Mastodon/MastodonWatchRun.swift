@@ -36,7 +36,7 @@ func runMastodonWatch(_ options: MastodonSyncOptions) async throws {
         let home = try await engine.refresh()
         try await engine.pollNotifications()
         notifications = try await MastodonWatchNotifications.start(
-            engine: engine, client: connection.client, store: options.store, mode: options.push)
+            engine: engine, client: engine.client, store: options.store, mode: options.push)
         events = notifications.raiser.events()
         // Subscribed after the first sync, so its changes are summed up in the ready line, not replayed; and
         // before the stream's state is read, so a stream opening meanwhile is printed rather than lost.

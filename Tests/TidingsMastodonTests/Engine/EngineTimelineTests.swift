@@ -168,6 +168,6 @@ struct EngineTimelineTests {
         try await fixture.engine.refresh("public")
         #expect(try await fixture.engine.entries("public").count == 4)
         #expect(try await fixture.engine.entries("home").isEmpty)
-        await #expect(throws: MastodonError.unsupported) { try await fixture.engine.refresh("list:1") }
+        await #expect(throws: MastodonError.unsupported) { try await fixture.engine.refresh("bookmarks") }
     }
 }

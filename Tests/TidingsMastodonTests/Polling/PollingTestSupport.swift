@@ -44,7 +44,14 @@ actor RecordingPollTarget: MastodonPollTarget {
         return unreadCount
     }
 
-    func pollTimeline(_ timeline: String) async throws { try await record(.timeline(timeline)) }
+    func pollTimeline(_ timeline: String) async throws {
+        try await record(.timeline(timeline))
+        if let error = timelineFailure { throw error }
+    }
+
+    /// Every timeline poll fails with this error after it is recorded (`nil`: none).
+    private var timelineFailure: (any Error)?
+    func failTimelines(_ error: (any Error)?) { timelineFailure = error }
 
     func pollNotifications() async throws { try await record(.notifications) }
 

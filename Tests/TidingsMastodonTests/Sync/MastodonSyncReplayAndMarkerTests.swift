@@ -24,10 +24,12 @@ struct MastodonSyncReplayAndMarkerTests {
         base.faults.clear()
 
         await fixture.sync.appStateChanged(.networkPath(.wifi))
+        await fixture.sync.housekeepingSettled()
         #expect(try await engine.pendingActions().isEmpty)
         #expect(try await engine.client.status(id: id).bookmarked == true)
         // One refused attempt offline, one sent when the path returned; an unchanged path sends nothing more.
         await fixture.sync.appStateChanged(.networkPath(.wifi))
+        await fixture.sync.housekeepingSettled()
         #expect(base.requests("/api/v1/statuses/\(id.rawValue)/bookmark", method: "POST") == 2)
         await fixture.sync.shutdown()
     }
@@ -64,6 +66,7 @@ struct MastodonSyncReplayAndMarkerTests {
         #expect(try await engine.localMarker(.home) == nil)
 
         await fixture.sync.appStateChanged(.foreground(true))
+        await fixture.sync.housekeepingSettled()
         #expect(try await engine.localMarker(.home) == ids[1])
         await fixture.sync.shutdown()
     }
@@ -79,6 +82,7 @@ struct MastodonSyncReplayAndMarkerTests {
 
         // No clock advance: the debounce has not run, the background post goes out now.
         await fixture.sync.appStateChanged(.foreground(false))
+        await fixture.sync.housekeepingSettled()
         #expect(await engine.markerPostCount == 1)
         #expect(try await fixture.client("alice-token", "alice-other-device").markers().home?.lastReadID == ids[2])
         await fixture.sync.shutdown()

@@ -20,7 +20,8 @@ import TidingsCore
 ///   `filters_changed` (``MastodonAccountEngine/filters()``, ``MastodonEngineChange/filtersChanged``).
 /// - Each account's outbox is replayed (``MastodonAccountEngine/replayOutbox()``) when it is added (launch)
 ///   while online, when the network path becomes satisfied again and on foreground; a failure keeps the
-///   action pending. Its markers are read (``MastodonAccountEngine/syncMarkers()``) when it is added and on
+///   action pending; while one stays pending online, it is sent again after 30 s, doubling up to 15 minutes
+///   (``MastodonAccountEngine/maximumActionAttempts`` transient failures revert it). Its markers are read (``MastodonAccountEngine/syncMarkers()``) when it is added and on
 ///   foreground, and posted at once (``MastodonAccountEngine/enterBackground()``) when the app goes to the
 ///   background.
 /// - ``changes()`` merges every engine's changes and every stream's states into one bounded stream per subscriber.
@@ -37,6 +38,7 @@ public actor MastodonSync {
         var stream: MastodonUserStream?
         var tasks: [Task<Void, Never>] = []
         var lastRecheck: Duration?
+        var outboxRetry: Task<Void, Never>?
     }
 
     /// The scheduler polling every account (for diagnostics, plans and tests).
@@ -117,7 +119,10 @@ public actor MastodonSync {
         let changes = engine.changes()
         account.tasks.append(
             Task { [weak self] in
-                for await change in changes { await self?.publish(.engine(account: key, change)) }
+                for await change in changes {
+                    await self?.publish(.engine(account: key, change))
+                    if case .actionPending = change { await self?.retryOutboxLater(key) }
+                }
             })
         let authorization = client.authorization
         let authChanges = authorization.changes()
@@ -135,7 +140,35 @@ public actor MastodonSync {
         // Launch and sign-in: the server's read positions, then what was left pending before the restart.
         if capabilities != nil { _ = try? await engine.syncMarkers() }
         if online { await engine.replayOutbox() }
+        await retryOutboxLater(key)
         return engine
+    }
+
+    /// Keeps sending an account's outbox while actions stay pending: a send that failed for a transient
+    /// reason (a 5xx, a drop, a 429) while the app stays online and in the foreground has no other event that
+    /// would send it again. One retry task per account; it ends when the outbox is empty or the account goes.
+    private func retryOutboxLater(_ key: String) async {
+        guard let account = accounts[key], account.outboxRetry == nil,
+            (try? await account.engine.pendingActions().isEmpty) == false
+        else { return }
+        let timeline = timeline
+        accounts[key]?.outboxRetry = Task { [weak self] in
+            var delay = Duration.seconds(30)
+            while !Task.isCancelled {
+                do { try await timeline.sleep(for: delay) } catch { return }
+                guard let self, await self.retryOutbox(key) else { return }
+                delay = min(delay * 2, .seconds(900))
+            }
+        }
+    }
+
+    /// One retry of an account's outbox (not offline or signed out); whether actions are still pending.
+    private func retryOutbox(_ key: String) async -> Bool {
+        guard let engine = accounts[key]?.engine else { return false }
+        if online, engine.client.authorization.authState == .signedIn { await engine.replayOutbox() }
+        let pending = (try? await engine.pendingActions().isEmpty) == false
+        if !pending { accounts[key]?.outboxRetry = nil }
+        return pending
     }
 
     /// Signs an account out: its polling and stream stop and it is forgotten (its cached rows stay in the store).
@@ -148,6 +181,7 @@ public actor MastodonSync {
         await scheduler.removeAccount(key)
         await account.stream?.stop()
         for task in account.tasks { task.cancel() }
+        account.outboxRetry?.cancel()
         if announce { broadcaster.publish(.signedOut(account: key)) }
     }
 

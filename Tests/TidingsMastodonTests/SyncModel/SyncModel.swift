@@ -70,6 +70,7 @@ struct SyncModel {
             clock: clock, http: http, store: store, pageLimit: pageLimit, app: app, activity: activity)
         failedActions.watch(engine)
         history.append("seed \(seed): \(name), page limit \(pageLimit), \(variant.feedCap) in the feed")
+        if Self.trace { print("trace \(seed): \(history[0])") }
     }
 
     /// What an app does on launch: a sync object, the app's state told, the account added (capabilities,

@@ -20,7 +20,8 @@ import TidingsCore
 ///   `filters_changed` (``MastodonAccountEngine/filters()``, ``MastodonEngineChange/filtersChanged``).
 /// - Each account's outbox is replayed (``MastodonAccountEngine/replayOutbox()``) when it is added (launch)
 ///   while online, when the network path becomes satisfied again and on foreground; a failure keeps the
-///   action pending. Its markers are read (``MastodonAccountEngine/syncMarkers()``) when it is added and on
+///   action pending; while one stays pending online, it is sent again after 30 s, doubling up to 15 minutes
+///   (``MastodonAccountEngine/maximumActionAttempts`` transient failures revert it). Its markers are read (``MastodonAccountEngine/syncMarkers()``) when it is added and on
 ///   foreground, and posted at once (``MastodonAccountEngine/enterBackground()``) when the app goes to the
 ///   background; no marker is posted while the path is unsatisfied (one that came due goes out once when it
 ///   returns). What app-state changes start runs on the account's one background task, so
@@ -44,6 +45,7 @@ public actor MastodonSync {
         var lastRecheck: Duration?
         /// The account's housekeeping jobs, run one after another by its one worker task.
         var housekeeping: AsyncStream<Housekeeping>.Continuation?
+        var outboxRetry: Task<Void, Never>?
     }
 
     /// Work an app-state change starts for an account, off the caller's path (one worker task per account).
@@ -160,7 +162,10 @@ public actor MastodonSync {
         let changes = engine.changes()
         account.tasks.append(
             Task { [weak self] in
-                for await change in changes { await self?.publish(.engine(account: key, change)) }
+                for await change in changes {
+                    await self?.publish(.engine(account: key, change))
+                    if case .actionPending = change { await self?.retryOutboxLater(key) }
+                }
             })
         let authorization = client.authorization
         let authChanges = authorization.changes()
@@ -188,7 +193,35 @@ public actor MastodonSync {
         // Launch and sign-in: the server's read positions, then what was left pending before the restart.
         if capabilities != nil { _ = try? await engine.syncMarkers() }
         if online { await engine.replayOutbox() }
+        await retryOutboxLater(key)
         return engine
+    }
+
+    /// Keeps sending an account's outbox while actions stay pending: a send that failed for a transient
+    /// reason (a 5xx, a drop, a 429) while the app stays online and in the foreground has no other event that
+    /// would send it again. One retry task per account; it ends when the outbox is empty or the account goes.
+    private func retryOutboxLater(_ key: String) async {
+        guard let account = accounts[key], account.outboxRetry == nil,
+            (try? await account.engine.pendingActions().isEmpty) == false
+        else { return }
+        let timeline = timeline
+        accounts[key]?.outboxRetry = Task { [weak self] in
+            var delay = Duration.seconds(30)
+            while !Task.isCancelled {
+                do { try await timeline.sleep(for: delay) } catch { return }
+                guard let self, await self.retryOutbox(key) else { return }
+                delay = min(delay * 2, .seconds(900))
+            }
+        }
+    }
+
+    /// One retry of an account's outbox (not offline or signed out); whether actions are still pending.
+    private func retryOutbox(_ key: String) async -> Bool {
+        guard let engine = accounts[key]?.engine else { return false }
+        if online, engine.client.authorization.authState == .signedIn { await engine.replayOutbox() }
+        let pending = (try? await engine.pendingActions().isEmpty) == false
+        if !pending { accounts[key]?.outboxRetry = nil }
+        return pending
     }
 
     /// Signs an account out: its polling and stream stop and it is forgotten (its cached rows stay in the store).
@@ -202,6 +235,7 @@ public actor MastodonSync {
         await account.stream?.stop()
         account.housekeeping?.finish()
         for task in account.tasks { task.cancel() }
+        account.outboxRetry?.cancel()
         queuedHousekeeping[key] = nil
         resumeSettledWaiters()
         if announce { broadcaster.publish(.signedOut(account: key)) }

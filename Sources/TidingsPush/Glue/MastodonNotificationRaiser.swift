@@ -183,6 +183,11 @@ public actor MastodonNotificationRaiser {
         broadcaster.publish(.withdrawRaised(identifiers))
     }
 
+    /// Sends a notification the platform requires to be shown (``AccountNotificationEvent/generic(_:)``).
+    func publishGeneric(_ request: NotificationRequest) {
+        broadcaster.publish(.generic(request))
+    }
+
     // MARK: Shared steps
 
     func decide(_ candidate: NotificationCandidate) async throws -> AccountNotificationDecision {

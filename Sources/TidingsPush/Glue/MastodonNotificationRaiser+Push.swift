@@ -53,6 +53,11 @@ extension MastodonNotificationRaiser {
             // The payload names no v2 group: derive it as Mastodon does, so a group is shown once (PushGroupKey).
             candidate.groupKey = try await pushGroupKey(candidate.category, body: payload["body"]?.stringValue ?? "")
             let decision = try await decide(candidate)
+            // A payload names no author: a mention the digest holds may be from a followed account, which the
+            // setting lets through at once, so the poll (which names the author) decides it now.
+            if case .hold(_, .digest) = decision.decision, candidate.category.isMention, asksWhomTheReaderFollows {
+                return .woke(try await pollAndRaise())
+            }
             await updateWidget()
             return .decided(decision)
         }

@@ -166,6 +166,10 @@ public struct NotificationCandidate: Hashable, Sendable {
     /// Whether it is a private mention (a mention or reply in a direct status).
     public var isPrivateMention: Bool { category.isMention && visibility == .direct }
 
+    /// Whether the digest's setting "urgent mentions at once" lets it through: a private mention, or a mention
+    /// from an account the reader follows.
+    public var isUrgentMention: Bool { isPrivateMention || (category.isMention && author?.isFollowed == true) }
+
     /// The notification request identifier it is raised under: one per group (so a growing group replaces
     /// its notification) or per notification.
     public var requestIdentifier: String {

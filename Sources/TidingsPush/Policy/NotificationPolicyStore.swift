@@ -98,7 +98,8 @@ public final class NotificationPolicyStore: Sendable {
 
     /// Delivers the account's digest when a digest time passed since the last one (a job that runs late still
     /// delivers): one summary of `unread` — what the server still lists as unread — less what the marker covers,
-    /// the switched-off categories and what was raised already. Records the summary's notification IDs in the
+    /// the switched-off categories, what was raised already and, when the setting lets them come at once, private
+    /// mentions and mentions from followed accounts (the decision raises those on their own). Records the summary's notification IDs in the
     /// raised set and the delivery time. The first call for an account records the time and delivers nothing:
     /// the digest starts then.
     ///
@@ -128,6 +129,8 @@ public final class NotificationPolicyStore: Sendable {
             try recordNow()
             var fresh: [NotificationCandidate] = []
             for candidate in unread where candidate.account == account {
+                // What may come at once is raised on its own by the decision that follows, not summarised.
+                if case .digest(_, true) = settings.delivery, candidate.isUrgentMention { continue }
                 guard settings.enabledCategories.contains(candidate.category),
                     context.marker.map({ candidate.serverID > $0 }) ?? true,
                     try !Self.raisedState(db, candidate).notificationRaised

@@ -25,7 +25,9 @@ import TidingsPush
         let fixture = try await Self.contentFixture()
         _ = await fixture.server.addAccount(username: "dave", token: "dave-token")
         let status = await fixture.server.post(as: fixture.alice, "my post")
+        // Each push delivered before the next favourite, so they are handled in the server's order.
         try await fixture.favourite(status, by: "bob-token")
+        _ = await fixture.receivedPushes(1)
         try await fixture.favourite(status, by: "carol-token")
         let pushes = await fixture.receivedPushes(2)
         let first = try decided(try await fixture.raiser.handle(pushes[0]))
@@ -63,6 +65,7 @@ import TidingsPush
         let fixture = try await Self.contentFixture()
         let status = await fixture.server.post(as: fixture.alice, "my post")
         try await fixture.favourite(status, by: "bob-token")
+        _ = await fixture.receivedPushes(1)  // bob's push is lost: the poll raises his favourite
         let polled = try await fixture.raiser.pollAndRaise()
         #expect(polled.map(\.label) == ["raise"])
         let identifier = try #require(polled.first?.decision.request?.identifier)

@@ -73,6 +73,24 @@ import TidingsPush
         }
     }
 
+    @Test func quietHoursAroundNowHoldThePush() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A window from an hour before to two hours after the current local hour holds whatever the time of day.
+        let hour = Calendar.current.component(.hour, from: Date())
+        let window = String(format: "%02d:00-%02d:00", (hour + 23) % 24, (hour + 2) % 24)
+        let held = await run(store + ["--quiet-hours", window, "--json"], input: try message(Self.mention))
+        #expect(held.status == 0, "\(held.error)")
+        let json = try JSONValue(parsing: Data(held.output.utf8))
+        #expect(json["action"] == .string("hold"), "\(held.output)")
+        #expect(json["reason"] == .string("quietHours"))
+        for bad in ["25:00-07:00", "22:00", "22:00-07:60", "ab:cd-07:00"] {
+            let refused = await run(store + ["--quiet-hours", bad], input: try message(Self.mention))
+            #expect(refused.status == 64, "\(bad)")
+        }
+        let alone = await run(["--quiet-hours", "22:00-07:00"], input: [])
+        #expect(alone.status == 64)
+    }
+
     @Test func storeAndAccountGoTogether() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let onlyStore = await run(["--store", directory.appendingPathComponent("p.sqlite").path], input: [])

@@ -41,6 +41,7 @@ public actor MastodonSync {
         var capabilities: MastodonCapabilities?
         var push: MastodonPushRegistration
         var stream: MastodonUserStream?
+        var onNotification: (@Sendable (MastodonNotification) async -> Void)?
         var tasks: [Task<Void, Never>] = []
         var lastRecheck: Duration?
         /// The account's housekeeping jobs, run one after another by its one worker task.
@@ -263,6 +264,17 @@ public actor MastodonSync {
         await scheduler.updateAccount(key, capabilities: accounts[key]?.capabilities, push: push)
     }
 
+    /// Sets what the account's user stream does with each `notification` event, at once (before the stream's
+    /// coalesced poll stores it): the notification policy's stream path (TidingsPush's
+    /// `MastodonNotificationRaiser.followStreamedNotifications(of:)`). Takes effect for the stream open now and
+    /// every later one; nil stops it. Forgotten when the account signs out or is added again.
+    public func setStreamNotificationHandler(
+        account key: String, _ handler: (@Sendable (MastodonNotification) async -> Void)?
+    ) {
+        guard accounts[key] != nil else { return }
+        accounts[key]?.onNotification = handler
+    }
+
     /// Fetches an account's capabilities again (launch, or when the server may have changed); when they
     /// changed, the engine, the scheduler and the stream follow them.
     ///
@@ -471,7 +483,8 @@ public actor MastodonSync {
     private func makeStream(_ key: String, engine: MastodonAccountEngine) -> MastodonUserStream {
         let stream = MastodonUserStream(
             engine: engine, connector: streamConnector, clock: clock,
-            onFiltersChanged: { [weak engine] in _ = try? await engine?.refreshFilters() })
+            onFiltersChanged: { [weak engine] in _ = try? await engine?.refreshFilters() },
+            onNotification: { [weak self] notification in await self?.streamed(notification, account: key) })
         let states = stream.stateChanges()
         accounts[key]?.stream = stream
         accounts[key]?.tasks.append(
@@ -479,6 +492,11 @@ public actor MastodonSync {
                 for await state in states { await self?.streamChanged(key, state) }
             })
         return stream
+    }
+
+    private func streamed(_ notification: MastodonNotification, account key: String) async {
+        guard let handler = accounts[key]?.onNotification else { return }
+        await handler(notification)
     }
 
     private func streamChanged(_ key: String, _ state: MastodonStreamState) async {

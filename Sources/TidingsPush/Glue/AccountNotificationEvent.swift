@@ -11,7 +11,8 @@ public enum AccountNotificationEvent: Hashable, Sendable {
     /// The account's digest summary, raised at a digest time.
     case digest(NotificationRequest)
     /// A push whose content could not be used (it did not decrypt, or named nothing the policy knows): on
-    /// Apple the extension must show this generic notification, which the next poll replaces.
+    /// Apple the extension must show this generic notification, which the next poll replaces. Also another
+    /// Nextcloud app's notification, worded generically where the platform requires one.
     case generic(NotificationRequest)
     /// The account signed out: withdraw these notifications and remove this channel group.
     case withdraw(NotificationPolicyStore.SignOut)

@@ -20,7 +20,8 @@ extension MastodonNotificationRaiser {
     /// Wake: nothing is decrypted; the account's notifications are polled now (or the app's `wake` runs) and
     /// what is raised is decided by that poll. Content: the body is decrypted with the account's keys, the
     /// payload's `title`, `body`, `icon` and `notification_id` become a candidate and the same decision runs,
-    /// recording the ID so the next poll does not raise it again; a body that does not decrypt or a payload
+    /// recording the ID so the next poll does not raise it again; a favourite, boost or follow joins its v2
+    /// group as ``PushGroupKey`` derives it, so a group is shown once and updated in place; a body that does not decrypt or a payload
     /// that names nothing usable gives the generic notification on Apple and nothing elsewhere.
     ///
     /// - Throws: `MastodonError` from a wake poll, or a store error. A bad body is not an error: it is
@@ -46,10 +47,17 @@ extension MastodonNotificationRaiser {
             } catch {
                 return unusable("\(type(of: error))")
             }
-            guard let candidate = NotificationCandidate(pushPayload: payload, account: account) else {
+            guard var candidate = NotificationCandidate(pushPayload: payload, account: account) else {
                 return unusable("payload without a notification the policy raises")
             }
+            // The payload names no v2 group: derive it as Mastodon does, so a group is shown once (PushGroupKey).
+            candidate.groupKey = try await pushGroupKey(candidate.category, body: payload["body"]?.stringValue ?? "")
             let decision = try await decide(candidate)
+            // A payload names no author: a mention the digest holds may be from a followed account, which the
+            // setting lets through at once, so the poll (which names the author) decides it now.
+            if case .hold(_, .digest) = decision.decision, candidate.category.isMention, asksWhomTheReaderFollows {
+                return .woke(try await pollAndRaise())
+            }
             await updateWidget()
             return .decided(decision)
         }

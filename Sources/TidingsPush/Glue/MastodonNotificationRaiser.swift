@@ -32,6 +32,7 @@ public actor MastodonNotificationRaiser {
     let broadcaster = ChangeBroadcaster<AccountNotificationEvent> { .missed($0) }
     var configuration: NotificationRaiserConfiguration
     var following: Task<Void, Never>?
+    var followedCache: [ServerID: FollowedEntry] = [:]
 
     /// Runs on the engine's store queue.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -107,7 +108,7 @@ public actor MastodonNotificationRaiser {
     /// - Throws: A store error; what was decided before it stays recorded.
     @discardableResult
     public func raiseFromStore() async throws -> [AccountNotificationDecision] {
-        let candidates = try await storedCandidates(origin: .poll)
+        let candidates = await withFollowedAuthors(try await storedCandidates(origin: .poll))
         var decisions: [AccountNotificationDecision] = []
         for candidate in candidates { decisions.append(try await decide(candidate)) }
         await updateWidget()
@@ -122,8 +123,9 @@ public actor MastodonNotificationRaiser {
     @discardableResult
     public func streamed(_ notification: MastodonNotification) async throws -> AccountNotificationDecision? {
         guard
-            let candidate = NotificationCandidate(
-                notification, account: account, origin: .stream, readerID: configuration.readerID)
+            let parsed = NotificationCandidate(
+                notification, account: account, origin: .stream, readerID: configuration.readerID),
+            let candidate = await withFollowedAuthors([parsed]).first
         else { return nil }
         let decision = try await decide(candidate)
         await updateWidget()
@@ -143,7 +145,7 @@ public actor MastodonNotificationRaiser {
         var digest: NotificationRequest?
         if configuration.settings.isDigest {
             board?.signals.digestTimeArrived(digestOn: true)
-            let unread = try await storedCandidates(origin: .poll)
+            let unread = await withFollowedAuthors(try await storedCandidates(origin: .poll))
             let outcome = try await policy.deliverDigestIfDue(
                 account: account, unread: unread, settings: configuration.settings, context: try await context())
             if case .raise(let summary) = outcome {
@@ -155,7 +157,8 @@ public actor MastodonNotificationRaiser {
     }
 
     /// Follows the engine's changes: after each poll that stored notifications (whoever started it: the
-    /// scheduler, the user stream, a push wake) the stored notifications are raised from. Idempotent.
+    /// scheduler, the user stream, a push wake) the stored notifications are raised from; a confirmed follow
+    /// or unfollow updates whom the reader follows (the digest's exception). Idempotent.
     public func startFollowingPolls() {
         guard following == nil else { return }
         let changes = engine.changes()
@@ -164,6 +167,7 @@ public actor MastodonNotificationRaiser {
                 guard let self else { return }
                 switch change {
                 case .notifications, .missed: _ = try? await self.raiseFromStore()
+                case .actionConfirmed(let pending): await self.relationshipChanged(pending)
                 default: break
                 }
             }
@@ -181,6 +185,11 @@ public actor MastodonNotificationRaiser {
     /// not raised again.
     public func withdrawRaised(_ identifiers: [String]) {
         broadcaster.publish(.withdrawRaised(identifiers))
+    }
+
+    /// Sends a notification the platform requires to be shown (``AccountNotificationEvent/generic(_:)``).
+    func publishGeneric(_ request: NotificationRequest) {
+        broadcaster.publish(.generic(request))
     }
 
     // MARK: Shared steps

@@ -13,6 +13,8 @@ import TidingsCore
 /// - `delete`, `delete-multiple` and `delete-all` withdraw the notifications raised for those `nid`s through
 ///   the raiser's event stream (``AccountNotificationEvent/withdrawRaised(_:)``), each once: the map's rows
 ///   are removed in the transaction that reads them.
+/// - Another app's notification (Talk, Files…) gets the policy's generic wording where the platform requires
+///   one (Apple), recorded under its `nid`; elsewhere it is handed to the app.
 public struct NextcloudPushHandler: Sendable {
     /// The account's raiser (its engine polls the account's Mastodon-compatible Social API).
     public let raiser: MastodonNotificationRaiser
@@ -71,7 +73,14 @@ public struct NextcloudPushHandler: Sendable {
             if !identifiers.isEmpty { await raiser.withdrawRaised(identifiers) }
             return .withdrew(raisedIdentifiers: identifiers)
         case .raise(let nid, let app, let text, let type, let id):
-            return .otherApp(nid: nid, app: app, subject: text, type: type, id: id)
+            let context = await raiser.currentConfiguration.content
+            guard
+                let request = NotificationContentBuilder.otherApp(
+                    account: account, nid: nid, app: app, subject: text, context: context)
+            else { return .otherApp(nid: nid, app: app, subject: text, type: type, id: id) }
+            try await raised.record(account: account, nid: nid, raisedIdentifier: request.identifier)
+            await raiser.publishGeneric(request)
+            return .otherAppRaised(nid: nid, app: app, request: request)
         }
     }
 

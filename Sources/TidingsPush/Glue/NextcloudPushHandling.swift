@@ -7,8 +7,13 @@ public enum NextcloudPushHandling: Hashable, Sendable {
     /// `delete`, `delete-multiple` or `delete-all`: these raised notifications were withdrawn (also sent as
     /// ``AccountNotificationEvent/withdrawRaised(_:)``); empty when none of them was raised here.
     case withdrew(raisedIdentifiers: [String])
-    /// A notification of another Nextcloud app (Talk, Files…). The policy does not word these yet: the app
-    /// shows it as it sees fit and, to let a later `delete` withdraw it, records the identifier it raised
-    /// with ``NextcloudPushHandler/recordRaised(nid:raisedIdentifier:)``.
+    /// A notification of another Nextcloud app (Talk, Files…) where the platform does not require one to be
+    /// shown (Android): the app shows it as it sees fit and, to let a later `delete` withdraw it, records the
+    /// identifier it raised with ``NextcloudPushHandler/recordRaised(nid:raisedIdentifier:)``.
     case otherApp(nid: Int64, app: String, subject: String, type: String?, id: String?)
+    /// A notification of another Nextcloud app where the platform requires one (Apple): the policy worded
+    /// it (``NotificationContentBuilder/otherApp(account:nid:app:subject:context:)``), it was sent as
+    /// ``AccountNotificationEvent/generic(_:)`` and its identifier recorded under `nid`, so the server's
+    /// `delete` withdraws it.
+    case otherAppRaised(nid: Int64, app: String, request: NotificationRequest)
 }

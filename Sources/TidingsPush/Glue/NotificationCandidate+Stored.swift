@@ -28,5 +28,6 @@ extension NotificationCandidate {
             author: actor.map { NotificationAuthor($0, isFollowed: followed.contains($0.id)) },
             statusID: status?.id, statusHTML: status?.content ?? "", spoilerText: status?.spoilerText ?? "",
             visibility: status?.visibility, conversationID: status?.inReplyToID ?? status?.id)
+        oldestMemberID = group.pageMinID
     }
 }

@@ -63,6 +63,10 @@ public struct NotificationCandidate: Hashable, Sendable {
     public var groupKey: String?
     /// How many notifications the group holds (1 when ungrouped).
     public var groupCount: Int
+    /// The group's oldest notification the poll's page saw (a v2 group's `page_min_id`); with ``serverID`` it
+    /// bounds the notifications the group holds, so a group first seen by a poll finds the one a push showed
+    /// on its own (``NotificationPolicyStore`` adopts that notification's request identifier). Nil otherwise.
+    public var oldestMemberID: ServerID?
     /// Its category.
     public var category: NotificationCategory
     /// How the engine learnt of it.
@@ -102,6 +106,7 @@ public struct NotificationCandidate: Hashable, Sendable {
         self.visibility = visibility
         self.conversationID = conversationID ?? statusID
         self.pushedTitle = pushedTitle
+        self.oldestMemberID = nil
     }
 
     /// A candidate from a v1 notification (a poll's page or the stream's `notification` event); nil for a kind
@@ -155,10 +160,15 @@ public struct NotificationCandidate: Hashable, Sendable {
             author: actor.map { NotificationAuthor($0, isFollowed: followed.contains($0.id)) },
             statusID: status?.id, statusHTML: status?.content ?? "", spoilerText: status?.spoilerText ?? "",
             visibility: status?.visibility, conversationID: status?.inReplyToID ?? status?.id)
+        oldestMemberID = group.pageMinID
     }
 
     /// Whether it is a private mention (a mention or reply in a direct status).
     public var isPrivateMention: Bool { category.isMention && visibility == .direct }
+
+    /// Whether the digest's setting "urgent mentions at once" lets it through: a private mention, or a mention
+    /// from an account the reader follows.
+    public var isUrgentMention: Bool { isPrivateMention || (category.isMention && author?.isFollowed == true) }
 
     /// The notification request identifier it is raised under: one per group (so a growing group replaces
     /// its notification) or per notification.

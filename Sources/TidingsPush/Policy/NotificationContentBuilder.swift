@@ -132,6 +132,29 @@ public enum NotificationContentBuilder {
             avatar: nil, shortcutKey: nil, statusID: nil, serverIDs: [])
     }
 
+    /// The notification of another Nextcloud app (Talk, Files…) pushed for a Nextcloud account, where the
+    /// platform requires one (an Apple notification service extension must show something); nil elsewhere, where
+    /// the app may leave it to that app. Title "New notification in <app>" / "Neue Benachrichtigung in <app>";
+    /// body the push's subject as the server worded it (in the person's language), truncated; passive, no
+    /// action but Open; identifier `<account>#nextcloud:<nid>`, so the server's `delete` of `nid` withdraws it.
+    /// The Mastodon categories, quiet hours and digest do not apply: they are Social's.
+    public static func otherApp(
+        account: String, nid: Int64, app: String, subject: String, context: NotificationContentContext
+    ) -> NotificationRequest? {
+        guard context.platform == .apple else { return nil }
+        let name = nextcloudAppNames[app] ?? app
+        return NotificationRequest(
+            identifier: "\(account)#nextcloud:\(nid)", account: account, category: nil,
+            title: NotificationStrings.text("title.nextcloud.other_app", [name], context.language),
+            body: NotificationStrings.text("body.text", [NotificationPlainText.truncated(subject)], context.language),
+            subtitle: subtitle(context), threadIdentifier: "\(account)#nextcloud:\(app)", interruptionLevel: .passive,
+            actions: context.appLocked ? [] : [.open], channel: NotificationChannel(account: account, kind: .mentions),
+            avatar: nil, shortcutKey: nil, statusID: nil, serverIDs: [])
+    }
+
+    /// The product names of Nextcloud apps whose ID differs from them; others are shown by their ID.
+    static let nextcloudAppNames = ["spreed": "Talk", "files_sharing": "Files", "dav": "Calendar"]
+
     private static func subtitle(_ context: NotificationContentContext) -> String? {
         context.signedInAccounts > 1 && !context.accountHandle.isEmpty ? context.accountHandle : nil
     }

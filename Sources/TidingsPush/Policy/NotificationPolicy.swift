@@ -90,9 +90,7 @@ public enum NotificationPolicy {
             return .hold(until: calendar.quietEnd(at: context.now, settings.quietHours), reason: .quietHours)
         }
         if case .digest(_, let urgentAtOnce) = settings.delivery, settings.isDigest {
-            let urgent =
-                candidate.isPrivateMention || (candidate.category.isMention && candidate.author?.isFollowed == true)
-            if !(urgentAtOnce && urgent),
+            if !(urgentAtOnce && candidate.isUrgentMention),
                 let next = calendar.digestTimes(after: context.now, settings: settings, count: 1).first
             {
                 return .hold(until: next, reason: .digest)

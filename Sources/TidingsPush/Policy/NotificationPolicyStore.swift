@@ -50,15 +50,16 @@ public final class NotificationPolicyStore: Sendable {
         _ candidate: NotificationCandidate, settings: NotificationSettings, context: NotificationPolicyContext
     ) async throws -> NotificationDecision {
         try await database.write { db in
-            let raised = try Self.raisedState(db, candidate)
+            let (raised, groupRecorded) = try Self.groupState(db, candidate)
             let decision = NotificationPolicy.decide(candidate, settings: settings, context: context, raised: raised)
             switch decision {
             case .raise(let request), .update(let request):
                 try Self.record(db, candidate, requestID: request.identifier, at: context.now)
-            case .drop(.alreadyRaised) where raised.group == nil && candidate.groupKey != nil:
-                // Raised alone (a push) before its group was seen: the group grows that notification in place.
-                try Self.recordGroup(
-                    db, candidate, requestID: "\(candidate.account)#notification:\(candidate.serverID)")
+            case .drop(.alreadyRaised) where !groupRecorded && candidate.groupKey != nil:
+                // Shown before its group was seen (a push): the group grows that notification in place.
+                let requestID =
+                    raised.group?.requestIdentifier ?? "\(candidate.account)#notification:\(candidate.serverID)"
+                try Self.recordGroup(db, candidate, requestID: requestID)
             case .hold, .drop: break
             }
             return decision
@@ -69,7 +70,20 @@ public final class NotificationPolicyStore: Sendable {
     ///
     /// - Throws: `StoreError` from SQLite.
     public func raisedState(for candidate: NotificationCandidate) async throws -> RaisedState {
-        try await database.read { db in try Self.raisedState(db, candidate) }
+        try await database.read { db in try Self.groupState(db, candidate).state }
+    }
+
+    /// The keys of the account's recorded groups that start with `prefix` (a push's provisional groups, to
+    /// continue one as Mastodon continues a group's hour bucket).
+    ///
+    /// - Throws: `StoreError` from SQLite.
+    public func groupKeys(account: String, prefix: String) async throws -> [String] {
+        try await database.read { db in
+            try db.fetchAll(
+                String.self,
+                "SELECT group_key FROM tidings_raised_groups WHERE account = ? AND substr(group_key, 1, length(?)) = ?",
+                [account, prefix, prefix])
+        }
     }
 
     /// The outcome of ``deliverDigestIfDue(account:unread:settings:context:)``.
@@ -84,7 +98,8 @@ public final class NotificationPolicyStore: Sendable {
 
     /// Delivers the account's digest when a digest time passed since the last one (a job that runs late still
     /// delivers): one summary of `unread` — what the server still lists as unread — less what the marker covers,
-    /// the switched-off categories and what was raised already. Records the summary's notification IDs in the
+    /// the switched-off categories, what was raised already and, when the setting lets them come at once, private
+    /// mentions and mentions from followed accounts (the decision raises those on their own). Records the summary's notification IDs in the
     /// raised set and the delivery time. The first call for an account records the time and delivers nothing:
     /// the digest starts then.
     ///
@@ -114,6 +129,8 @@ public final class NotificationPolicyStore: Sendable {
             try recordNow()
             var fresh: [NotificationCandidate] = []
             for candidate in unread where candidate.account == account {
+                // What may come at once is raised on its own by the decision that follows, not summarised.
+                if case .digest(_, true) = settings.delivery, candidate.isUrgentMention { continue }
                 guard settings.enabledCategories.contains(candidate.category),
                     context.marker.map({ candidate.serverID > $0 }) ?? true,
                     try !Self.raisedState(db, candidate).notificationRaised
@@ -184,18 +201,54 @@ public final class NotificationPolicyStore: Sendable {
     private static func raisedState(_ db: SQLiteConnection, _ candidate: NotificationCandidate) throws
         -> RaisedState
     {
-        let raised =
-            try db.fetchOne(
-                Int.self, "SELECT 1 FROM tidings_raised_notifications WHERE account = ? AND server_id = ?",
-                [candidate.account, candidate.serverID]) != nil
-        var group: (newest: ServerID, requestIdentifier: String)?
-        if let key = candidate.groupKey {
-            group = try db.fetchOne(
-                "SELECT newest_id, request_id FROM tidings_raised_groups WHERE account = ? AND group_key = ?",
-                [candidate.account, key]
-            ) { row in (try row[0] as ServerID, try row[1] as String) }
+        try groupState(db, candidate).state
+    }
+
+    /// What the raised set holds for `candidate`, and whether its group itself is recorded. A group not
+    /// recorded yet adopts the request identifier under which one of its notifications was shown on its own:
+    /// its newest notification's, or else the one provisional push group (``provisionalGroupPrefix``) of its
+    /// kind among its notifications (`oldestMemberID`…`serverID`) — so a push shown before the poll saw its
+    /// group is grown in place, never doubled.
+    private static func groupState(_ db: SQLiteConnection, _ candidate: NotificationCandidate) throws
+        -> (state: RaisedState, recorded: Bool)
+    {
+        let ownRequest = try db.fetchOne(
+            String.self,
+            "SELECT request_id FROM tidings_raised_notifications WHERE account = ? AND server_id = ?",
+            [candidate.account, candidate.serverID])
+        guard let key = candidate.groupKey else { return (RaisedState(notificationRaised: ownRequest != nil), false) }
+        if let group = try db.fetchOne(
+            "SELECT newest_id, request_id FROM tidings_raised_groups WHERE account = ? AND group_key = ?",
+            [candidate.account, key],
+            { row in (newest: try row[0] as ServerID, requestIdentifier: try row[1] as String) })
+        {
+            return (RaisedState(notificationRaised: ownRequest != nil, group: group), true)
         }
-        return RaisedState(notificationRaised: raised, group: group)
+        // A digest summary is not a notification of this group: the group is then shown as a notification of its own.
+        if let ownRequest, ownRequest != "\(candidate.account)#digest" {
+            return (RaisedState(notificationRaised: true, group: (candidate.serverID, ownRequest)), false)
+        }
+        if ownRequest != nil { return (RaisedState(notificationRaised: true), false) }
+        let prefix = "\(candidate.account)#group:\(provisionalGroupPrefix(candidate.category))"
+        let oldest = candidate.oldestMemberID ?? candidate.serverID
+        let members = try db.fetchAll(
+            """
+            SELECT server_id, request_id FROM tidings_raised_notifications
+            WHERE account = ? AND substr(request_id, 1, length(?)) = ?
+            """, [candidate.account, prefix, prefix]
+        ) { row in (id: try row[0] as ServerID, request: try row[1] as String) }
+        .filter { $0.id >= oldest && $0.id <= candidate.serverID }
+        guard let request = members.first?.request, members.allSatisfy({ $0.request == request }),
+            let newest = members.map(\.id).max()
+        else { return (RaisedState(), false) }
+        return (RaisedState(group: (newest, request)), false)
+    }
+
+    /// The start of the group key a content-mode push of `category` is shown under before any poll saw its
+    /// group (`push-favourite-`): a push names no group, so the glue derives one as Mastodon does, from what
+    /// the payload says.
+    public static func provisionalGroupPrefix(_ category: NotificationCategory) -> String {
+        "push-\(category.rawValue)-"
     }
 
     private static func record(

@@ -36,6 +36,9 @@ public enum NotificationStrings {
         "body.digest.more": [.english: "From %1 and %2 others", .german: "Von %1 und %2 weiteren"],
         "title.generic": [.english: "New activity", .german: "Neue Aktivität"],
         "body.generic": [.english: "%1", .german: "%1"],
+        "title.nextcloud.other_app": [
+            .english: "New notification in %1", .german: "Neue Benachrichtigung in %1",
+        ],
         "body.text": [.english: "%1", .german: "%1"],
         "body.content_warning": [.english: "Content warning: %1", .german: "Inhaltswarnung: %1"],
     ]

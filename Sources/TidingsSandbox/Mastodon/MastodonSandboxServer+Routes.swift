@@ -19,7 +19,8 @@ extension MastodonSandboxServer {
             ("GET", "/api/v1/notifications/unread_count"), ("GET", "/api/v2/notifications/unread_count"),
             ("GET", "/api/v1/markers"), ("POST", "/api/v1/markers"), ("GET", "/api/v1/statuses"),
             ("GET", "/api/v1/statuses/:id"), ("POST", "/api/v1/statuses/:id/:action"), ("POST", "/api/v1/statuses"),
-            ("POST", "/api/v1/accounts/:id/:action"), ("GET", "/api/v2/filters"), ("GET", "/api/v1/filters"),
+            ("POST", "/api/v1/accounts/:id/:action"), ("GET", "/api/v1/accounts/relationships"),
+            ("GET", "/api/v2/filters"), ("GET", "/api/v1/filters"),
             ("GET", "/api/v1/polls/:id"), ("POST", "/api/v1/polls/:id/votes"),
             // Web Push subscriptions: MastodonSandboxServer+Push.swift.
             ("POST", "/api/v1/push/subscription"), ("GET", "/api/v1/push/subscription"),
@@ -119,6 +120,17 @@ extension MastodonSandboxServer {
             return .json(pollJSON(statuses[index].poll!, viewer: viewer))
         case ("POST", "/api/v1/polls/:id/votes"):
             return vote(request, pollID: id, viewer: viewer)
+        case ("GET", "/api/v1/accounts/relationships"):
+            // Only what the client needs: whether the viewer follows each `id[]` (unknown IDs are left out).
+            let following = accounts.first { $0.id == viewer }?.following ?? []
+            let known = Set(accounts.map(\.id))
+            let ids = request.query.filter { $0.name == "id[]" || $0.name == "id" }.map(\.value).filter(known.contains)
+            return .json(
+                JSONValue.array(
+                    ids.map { id in
+                        JSONValue.object(
+                            ["id": .string(id), "following": .bool(following.contains(id)), "requested": false])
+                    }))
         case ("POST", "/api/v1/accounts/:id/:action"):
             guard accounts.contains(where: { $0.id == id }) else { return error(404, "Record not found") }
             let action = request.pathParameters["action"]

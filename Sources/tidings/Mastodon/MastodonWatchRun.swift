@@ -54,6 +54,8 @@ func runMastodonWatch(_ options: MastodonSyncOptions) async throws {
         }
         // What the first poll stored goes through the policy too; later polls are followed.
         await notifications.raiser.startFollowingPolls()
+        // A streamed notification is decided when it arrives, not only at the stream's coalesced poll.
+        await notifications.raiser.followStreamedNotifications(of: sync)
     } catch {
         await sync.shutdown()
         throw mastodonFailure(error, target: connection.target)

@@ -7,6 +7,8 @@ import TidingsPush
 struct PushDecideOptions: Sendable {
     let storePath: String
     let account: String
+    /// `--quiet-hours`: the window in the device's time zone; nil for none.
+    var quietHours: QuietHours? = nil
 }
 
 extension PushOptions {
@@ -17,6 +19,25 @@ extension PushOptions {
     /// `--account`: whose notification it is.
     static let account = OptionSpec.value(
         "--account", "handle", help: "With --store: the account the push is for, e.g. alice@mastodon.social.")
+    /// `--quiet-hours`: the account's quiet hours, so the decision reads the local time as an extension's would.
+    static let quietHours = OptionSpec.value(
+        "--quiet-hours", "HH:MM-HH:MM",
+        help: "With --store: quiet hours in the device's time zone (22:00-07:00 spans midnight).")
+
+    /// Reads `HH:MM-HH:MM` (hours 0–23, minutes 0–59).
+    ///
+    /// - Throws: ``ValidationError`` for anything else.
+    static func parseQuietHours(_ text: String) throws -> QuietHours {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map {
+            $0.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+        }
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }),
+            let startHour = parts[0][0], let startMinute = parts[0][1], let endHour = parts[1][0],
+            let endMinute = parts[1][1], [startHour, endHour].allSatisfy((0..<24).contains),
+            [startMinute, endMinute].allSatisfy((0..<60).contains)
+        else { throw ValidationError("--quiet-hours takes HH:MM-HH:MM, e.g. 22:00-07:00.") }
+        return QuietHours(start: (startHour, startMinute), end: (endHour, endMinute))
+    }
 }
 
 /// How the decision step opens its store: no integrity scan (it reads every page) and at most a second's wait for
@@ -46,7 +67,7 @@ func decidePush(_ plaintext: [UInt8], options: PushDecideOptions, json: Bool) as
             path: options.storePath, schema: NotificationPolicyStore.schema,
             configuration: pushDecisionStoreConfiguration)
         let store = NotificationPolicyStore(database: database)
-        let settings = NotificationSettings()
+        let settings = NotificationSettings(quietHours: options.quietHours)
         // `TimeZone.current` loads ICU's zone data (with the calendar ~3 MB of P2's peak RSS); settings without
         // quiet hours or a digest never read the zone, so it is looked up only when they would.
         let timeZone = settings.usesLocalTime ? TimeZone.current : .gmt

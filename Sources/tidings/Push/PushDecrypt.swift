@@ -16,13 +16,14 @@ let pushDecryptCommand = Command(
     abstract: "Decrypt a Web Push body read on standard input; write the plaintext to standard output.",
     options: [
         PushOptions.privateKey, PushOptions.auth, PushOptions.encoding, PushOptions.dh, PushOptions.salt,
-        PushOptions.recordSize, PushOptions.store, PushOptions.account, jsonOption,
+        PushOptions.recordSize, PushOptions.store, PushOptions.account, PushOptions.quietHours, jsonOption,
     ],
     discussion: [
         "The body is read raw (binary, not base64) up to end-of-file; at most 1 MiB.",
         "With --store and --account the plaintext must be a Mastodon push payload: the notification policy decides",
-        "  (every category on, no quiet hours, immediate delivery) and records a raise in the store, and one line is",
-        "  printed instead of the plaintext: raise <id>: <title> | update <id>: <title> | hold until <date>: <reason>",
+        "  (every category on, quiet hours only with --quiet-hours, immediate delivery) and records a raise in the",
+        "  store, and one line is printed instead of the plaintext: raise <id>: <title> | update <id>: <title> |",
+        "  hold until <date>: <reason>",
         "  | drop: <reason> (--json: {type: decision, action, identifier, title, body, until, reason}).",
         "EXIT STATUS: 0 decrypted; 64 usage (missing or malformed keys or parameters); 65 the body was refused",
         "  (empty, truncated, wrong record size, bad delimiter or padding, altered, or for other keys, or not a",
@@ -35,9 +36,13 @@ let pushDecryptCommand = Command(
         let account = parsed.string(PushOptions.account)
         switch (store, account) {
         case (let store?, let account?) where !store.isEmpty && !account.isEmpty:
-            options.decide = PushDecideOptions(storePath: store, account: account)
+            options.decide = PushDecideOptions(
+                storePath: store, account: account,
+                quietHours: try parsed.string(PushOptions.quietHours).map(PushOptions.parseQuietHours))
         case (nil, nil):
-            break
+            guard parsed.string(PushOptions.quietHours) == nil else {
+                throw ValidationError("--quiet-hours needs --store and --account.")
+            }
         default:
             throw ValidationError("--store and --account go together (both non-empty).")
         }

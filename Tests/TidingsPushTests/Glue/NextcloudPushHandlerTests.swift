@@ -35,8 +35,8 @@ import TidingsPush
         let fixture: GlueFixture
         let handler: NextcloudPushHandler
 
-        init() async throws {
-            fixture = try await GlueFixture()
+        init(configuration: NotificationRaiserConfiguration = NotificationRaiserConfiguration()) async throws {
+            fixture = try await GlueFixture(configuration: configuration)
             let keys = try #require(NextcloudPushHandlerTests.keys)
             let schema = SQLiteSchema(
                 tables: [NextcloudRaisedNotifications.table],
@@ -115,8 +115,39 @@ import TidingsPush
         #expect(await Self.withdrawals(setup, events) == [[first, "talk-3"], [second]])
     }
 
-    @Test func anotherAppsNotificationIsHandedToTheAppUnpolled() async throws {
-        let setup = try await Setup()
+    @Test(arguments: [NotificationLanguage.english, .german])
+    func anotherAppsNotificationOnAppleGetsTheGenericWordingAndItsDeleteWithdrawsIt(
+        language: NotificationLanguage
+    ) async throws {
+        var configuration = NotificationRaiserConfiguration()
+        configuration.content = NotificationContentContext(
+            language: language, platform: .apple, accountHandle: "alice@sandbox")
+        let setup = try await Setup(configuration: configuration)
+        let events = setup.fixture.raiser.events()
+        let handling = try await setup.handler.handle(
+            messageJSON: try Self.push(#"{"app":"spreed","subject":"Bob called","type":"call","id":"r1","nid":8}"#))
+        guard case .otherAppRaised(8, "spreed", let request) = handling else {
+            Issue.record("not worded: \(handling)")
+            return
+        }
+        #expect(
+            request.title.text
+                == (language == .english ? "New notification in Talk" : "Neue Benachrichtigung in Talk"))
+        #expect(request.body.text == "Bob called", "the server worded the subject in the person's language")
+        #expect(request.identifier == "\(GlueFixture.account)#nextcloud:8")
+        #expect(request.interruptionLevel == .passive)
+        #expect(try await setup.fixture.engine.notificationGroups().isEmpty, "no Social poll ran")
+        var iterator = events.makeAsyncIterator()
+        #expect(await iterator.next() == .generic(request))
+        // The library recorded what it worded: the server's delete withdraws it.
+        let deleted = try await setup.handler.handle(messageJSON: try Self.push(#"{"delete":true,"nid":8}"#))
+        #expect(deleted == .withdrew(raisedIdentifiers: [request.identifier]))
+    }
+
+    @Test func anotherAppsNotificationIsHandedToTheAppUnpolledWhereNothingMustBeShown() async throws {
+        var configuration = NotificationRaiserConfiguration()
+        configuration.content = NotificationContentContext(platform: .android)
+        let setup = try await Setup(configuration: configuration)
         await setup.fixture.server.post(as: setup.fixture.bob, "hi @alice", mentioning: [setup.fixture.alice])
         let handling = try await setup.handler.handle(
             messageJSON: try Self.push(#"{"app":"spreed","subject":"Bob called","type":"call","id":"r1","nid":8}"#))

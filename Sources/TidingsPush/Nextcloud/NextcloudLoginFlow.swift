@@ -23,6 +23,24 @@ public struct NextcloudLoginFlowSession: Sendable, Hashable, CustomStringConvert
     public var description: String { "NextcloudLoginFlowSession(\(loginURL.host ?? "?"), token: redacted)" }
 }
 
+extension NextcloudLoginFlowSession {
+    /// Reads the answer to `POST /index.php/login/v2` of the server at `serverURL` (a server's wire input: fuzzed).
+    ///
+    /// - Throws: `NextcloudPushError.malformedResponse` for anything but `{"poll": {"token", "endpoint"}, "login"}`
+    ///   with a token of 1 to 1024 bytes and both URLs on the server's host and port, never `http` for an `https`
+    ///   server (a hostile answer must not send the token elsewhere).
+    public init(flowResponse body: [UInt8], serverURL: URL) throws(NextcloudPushError) {
+        guard let value = try? JSONValue(parsing: body, maximumDepth: 4),
+            let login = value["login"]?.stringValue.flatMap(URL.init(string:)),
+            let endpoint = value["poll"]?["endpoint"]?.stringValue.flatMap(URL.init(string:)),
+            let token = value["poll"]?["token"]?.stringValue, !token.isEmpty, token.utf8.count <= 1024,
+            NextcloudLoginFlow.isSameServer(login, as: serverURL),
+            NextcloudLoginFlow.isSameServer(endpoint, as: serverURL)
+        else { throw NextcloudPushError(.malformedResponse, detail: "not a Login Flow v2 answer", step: "login") }
+        self.init(loginURL: login, pollEndpoint: endpoint, pollToken: token)
+    }
+}
+
 /// What Login Flow v2 hands back once the person granted access: the server to use and the account's login.
 public struct NextcloudLogin: Sendable, Hashable, CustomStringConvertible {
     /// The server's base URL as the server named it (`server`).
@@ -38,6 +56,22 @@ public struct NextcloudLogin: Sendable, Hashable, CustomStringConvertible {
 
     /// Server and user; never the app password.
     public var description: String { "NextcloudLogin(\(serverURL.host ?? "?"), \(credentials))" }
+
+    /// Reads the granted poll's answer (`{server, loginName, appPassword}`) for a flow started at `serverURL` (a
+    /// server's wire input: fuzzed).
+    ///
+    /// - Throws: `NextcloudPushError.malformedResponse` unless `server` is an `http`/`https` URL with a host (never
+    ///   `http` for an `https` server), `loginName` holds 1 to 256 bytes and `appPassword` 1 to 1024.
+    public init(pollResponse body: [UInt8], serverURL: URL) throws(NextcloudPushError) {
+        guard let value = try? JSONValue(parsing: body, maximumDepth: 4),
+            let server = value["server"]?.stringValue.flatMap(URL.init(string:)),
+            let user = value["loginName"]?.stringValue, !user.isEmpty, user.utf8.count <= 256,
+            let password = value["appPassword"]?.stringValue, !password.isEmpty, password.utf8.count <= 1024,
+            ["http", "https"].contains(server.scheme?.lowercased()), server.host?.isEmpty == false,
+            !(serverURL.scheme?.lowercased() == "https" && server.scheme?.lowercased() != "https")
+        else { throw NextcloudPushError(.malformedResponse, detail: "not a Login Flow v2 login", step: "login") }
+        self.init(serverURL: server, credentials: NextcloudCredentials(user: user, appPassword: password))
+    }
 }
 
 /// Nextcloud's Login Flow v2, the way an app gets an app password without ever seeing the person's password:
@@ -94,13 +128,7 @@ public struct NextcloudLoginFlow: Sendable {
         request.headers["User-Agent"] = "Tidings"
         let response = try await perform(request)
         guard response.status == 200 else { throw NextcloudOCSClient.refusal(response, step: "login") }
-        guard let value = try? JSONValue(parsing: [UInt8](response.body), maximumDepth: 4),
-            let login = value["login"]?.stringValue.flatMap(URL.init(string:)),
-            let endpoint = value["poll"]?["endpoint"]?.stringValue.flatMap(URL.init(string:)),
-            let token = value["poll"]?["token"]?.stringValue, !token.isEmpty, token.utf8.count <= 1024,
-            sameServer(login), sameServer(endpoint)
-        else { throw NextcloudPushError(.malformedResponse, detail: "not a Login Flow v2 answer", step: "login") }
-        return NextcloudLoginFlowSession(loginURL: login, pollEndpoint: endpoint, pollToken: token)
+        return try NextcloudLoginFlowSession(flowResponse: [UInt8](response.body), serverURL: serverURL)
     }
 
     /// Polls once.
@@ -113,14 +141,7 @@ public struct NextcloudLoginFlow: Sendable {
         let response = try await perform(request)
         if response.status == 404 { return nil }
         guard response.status == 200 else { throw NextcloudOCSClient.refusal(response, step: "login") }
-        guard let value = try? JSONValue(parsing: [UInt8](response.body), maximumDepth: 4),
-            let server = value["server"]?.stringValue.flatMap(URL.init(string:)),
-            let user = value["loginName"]?.stringValue, !user.isEmpty, user.utf8.count <= 256,
-            let password = value["appPassword"]?.stringValue, !password.isEmpty, password.utf8.count <= 1024,
-            ["http", "https"].contains(server.scheme?.lowercased()), server.host?.isEmpty == false,
-            !(serverURL.scheme?.lowercased() == "https" && server.scheme?.lowercased() != "https")
-        else { throw NextcloudPushError(.malformedResponse, detail: "not a Login Flow v2 login", step: "login") }
-        return NextcloudLogin(serverURL: server, credentials: NextcloudCredentials(user: user, appPassword: password))
+        return try NextcloudLogin(pollResponse: [UInt8](response.body), serverURL: serverURL)
     }
 
     /// Polls every ``pollInterval`` until the person granted access.
@@ -137,8 +158,11 @@ public struct NextcloudLoginFlow: Sendable {
         }
     }
 
-    private func sameServer(_ url: URL) -> Bool {
-        url.host?.lowercased() == serverURL.host?.lowercased() && url.port == serverURL.port
+    /// Whether `url` is on the server's host and port and keeps `https` when the server has it.
+    static func isSameServer(_ url: URL, as serverURL: URL) -> Bool {
+        guard let host = url.host?.lowercased(), !host.isEmpty, ["http", "https"].contains(url.scheme?.lowercased())
+        else { return false }
+        return host == serverURL.host?.lowercased() && url.port == serverURL.port
             && !(serverURL.scheme?.lowercased() == "https" && url.scheme?.lowercased() != "https")
     }
 

@@ -34,7 +34,10 @@ import TidingsSandboxKit
         #expect(session.loginURL.host == "sandbox.invalid" && session.pollEndpoint.host == "sandbox.invalid")
         #expect(!session.description.contains(session.pollToken))
         #expect(try await flow.poll(session) == nil, "not granted yet: 404")
-        #expect(await sandbox.grantLogin(session.loginURL))
+        // The person presses "Grant access" on the login page (its form posts back to the page).
+        let loginPage = try await recorder.send(HTTPRequest(method: .get, url: session.loginURL))
+        #expect(String(decoding: loginPage.body, as: UTF8.self).contains("Grant access"))
+        #expect(try await recorder.send(HTTPRequest(method: .post, url: session.loginURL)).status == 200)
         let login = try #require(try await flow.poll(session))
         #expect(login.credentials == NextcloudCredentials(user: sandbox.user, appPassword: sandbox.appPassword))
         #expect(!login.description.contains(sandbox.appPassword))

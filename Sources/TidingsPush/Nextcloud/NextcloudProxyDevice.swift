@@ -172,7 +172,8 @@ public actor NextcloudProxyDevice {
     // MARK: Connection state
 
     /// Keeps the account's connection state (`.connecting` is stored as `.disconnected`: an attempt does not
-    /// survive a relaunch), so a relaunched app shows the last known state before it connects again.
+    /// survive a relaunch), so a relaunched app shows the last known state before it connects again. The account's
+    /// row is created first when there is none (its device key with it).
     ///
     /// - Throws: `StoreError`.
     public func saveConnection(_ state: NextcloudConnectionState) async throws {

@@ -76,18 +76,23 @@ import TidingsSandboxKit
             return String(decoding: outcome.standardOutput, as: UTF8.self).split(separator: "\n").map(String.init)
         }
 
-        /// Writes to the store through the app's own connection until `stop` is set; returns how many commits.
-        func keepWriting(until stop: LockedState<Bool>) -> Task<Int, any Error> {
+        /// Writes to the store through the app's own connection until `stop` is set; returns how many commits (a
+        /// failed write, e.g. a lock the child held too long, fails the task). The first commit is made before this
+        /// returns, so the writes have begun when the child is spawned, whatever the scheduling.
+        func keepWriting(until stop: LockedState<Bool>) async throws -> Task<Int, any Error> {
             let database = database
+            @Sendable func beat(_ value: Int) async throws {
+                try await database.write { db in
+                    try db.execute(
+                        "INSERT OR REPLACE INTO tidings_notification_state(account, key, value) VALUES (?, ?, ?)",
+                        ["app", "heartbeat", String(value)])
+                }
+            }
+            try await beat(0)
             return Task {
-                var commits = 0
+                var commits = 1
                 while !stop.withLock({ $0 }) {
-                    let value = String(commits)
-                    try await database.write { db in
-                        try db.execute(
-                            "INSERT OR REPLACE INTO tidings_notification_state(account, key, value) VALUES (?, ?, ?)",
-                            ["app", "heartbeat", value])
-                    }
+                    try await beat(commits)
                     commits += 1
                     await Task.yield()
                 }
@@ -105,12 +110,12 @@ import TidingsSandboxKit
 
         // The extension process decides, then records what the person tapped, while the app writes.
         let stop = LockedState(false)
-        let writer = app.keepWriting(until: stop)
+        let writer = try await app.keepWriting(until: stop)
         let lines = try await app.runExtension([
             "act", app.path, GlueFixture.account, body, app.mention, "yes, at 10",
         ])
         stop.withLock { $0 = true }
-        #expect(try await writer.value > 0, "the app wrote while the extension ran")
+        #expect(try await writer.value > 0, "the app's writes all committed while the extension ran")
         #expect(lines.first == "decision raise \(GlueFixture.account)#notification:\(notificationID)")
         let replyLine = try #require(lines.first { $0.hasPrefix("reply ") }).split(separator: " ")
         let key = String(replyLine[2])
@@ -159,7 +164,7 @@ import TidingsSandboxKit
         defer { app.remove() }
         let (body, notificationID) = try await app.pushBodyFile()
         let stop = LockedState(false)
-        let writer = app.keepWriting(until: stop)
+        let writer = try await app.keepWriting(until: stop)
         let first = try await app.runExtension(["decide", app.path, GlueFixture.account, body])
         // The same push again (a redelivery) from another process run: the raised set holds it.
         let second = try await app.runExtension(["decide", app.path, GlueFixture.account, body])

@@ -94,6 +94,13 @@ let package = Package(
             path: "Tests/StoreCrashWriter"
         ),
 
+        // The push tests' second process: a notification extension deciding and acting on the app's store file.
+        .executableTarget(
+            name: "PushExtensionChild",
+            dependencies: ["TidingsCore", "TidingsNet", "TidingsMastodon", "TidingsPush"],
+            path: "Tests/PushExtensionChild"
+        ),
+
         // Test support: child processes spawned and reaped off Swift's cooperative pool, the real Python
         // peers on loopback (also used by tidings-bench), and the helpers several test targets share.
         .target(name: "PeerSupport", dependencies: ["TidingsCore"], path: "Tests/PeerSupport"),

@@ -85,6 +85,14 @@ let package = Package(
             dependencies: [.product(name: "TidingsPush", package: "Tidings")],
             swiftSettings: fuzzerSettings
         ),
+        // Push (issue 12): Login Flow v2's two answers (flow, granted poll), with a round trip of what they accept.
+        .executableTarget(
+            name: "FuzzNextcloudLogin",
+            dependencies: [
+                .product(name: "TidingsCore", package: "Tidings"), .product(name: "TidingsPush", package: "Tidings"),
+            ],
+            swiftSettings: fuzzerSettings
+        ),
         // Push (issue 12): the decrypted Nextcloud proxy subject's parser, with a round trip of what it accepts.
         .executableTarget(
             name: "FuzzNextcloudSubject",

@@ -169,6 +169,21 @@ public actor MastodonPollScheduler {
         await accounts[key]?.loop.requestTick()
     }
 
+    /// A push announced new notifications without naming them (a Nextcloud Social push): polls the account's
+    /// notifications now, joining a poll of them in flight (a tick's or another push's), after a pending
+    /// `Retry-After`; nothing offline or for an unknown account. The request draws on the account's rate budget
+    /// like every other.
+    ///
+    /// - Returns: Whether a poll ran (joined or started).
+    /// - Throws: The poll's error (a ``MastodonError``), or `CancellationError`.
+    @discardableResult
+    public func notificationsRequested(account key: String) async throws -> Bool {
+        guard let state = accounts[key], path.satisfied else { return false }
+        let held = await state.loop.heldFor
+        if held > .zero { try await timeline.sleep(for: held) }
+        return try await pollNotifications(key: key, target: state.account.target)
+    }
+
     /// A timeline appeared on screen: one refresh of it, joining one in flight; waits for a pending
     /// `Retry-After` first; nothing offline or for an unknown account.
     ///
@@ -230,7 +245,9 @@ public actor MastodonPollScheduler {
             }
             // A capped count may not move while more arrived than one poll read: the engine's backlog says so.
             let backlog = await (target as? MastodonAccountEngine)?.hasNotificationBacklog ?? false
-            if accounts[key]?.lastUnread != count || backlog { try await target.pollNotifications() }
+            if accounts[key]?.lastUnread != count || backlog {
+                _ = try await pollNotifications(key: key, target: target)
+            }
             accounts[key]?.lastUnread = count
             accounts[key]?.lastPollAt = timeline.elapsed
             if let transient { return Self.outcome(of: transient) }
@@ -245,6 +262,22 @@ public actor MastodonPollScheduler {
             try await target.pollTimeline(name)
             return true
         }
+    }
+
+    /// One notifications poll per account at a time: a tick's and a push's join.
+    private func pollNotifications(key: String, target: any MastodonPollTarget) async throws -> Bool {
+        try await refreshes.run(key: key + Self.notificationsFlight) {
+            try await target.pollNotifications()
+            return true
+        }
+    }
+
+    /// The single-flight key suffix of notifications polls (a timeline's name never starts with a NUL).
+    private static let notificationsFlight = "\n\u{0}notifications"
+
+    /// How many callers share the account's notifications poll in flight (0: none runs), for tests.
+    package func notificationPollCallers(account key: String) async -> Int {
+        await refreshes.callerCount(key: key + Self.notificationsFlight)
     }
 
     /// How many callers share the refresh of a timeline in flight (0: none runs), for tests.

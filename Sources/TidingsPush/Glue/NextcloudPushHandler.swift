@@ -1,4 +1,5 @@
 import TidingsCore
+import TidingsMastodon
 
 /// `NextcloudPushHandler` is the library's glue for the proxy pushes of one Nextcloud account (a Nextcloud
 /// Social account is a Mastodon-API account, raised by its ``MastodonNotificationRaiser``).
@@ -8,8 +9,10 @@ import TidingsCore
 ///   that fails verification, decryption or parsing throws ``NextcloudPushError`` and raises, records and
 ///   withdraws nothing.
 /// - A Social push never raises from its subject (it names no status): it polls the account's notifications
-///   from the marker through the raiser, so the policy decides and records each notification once whatever
-///   path (poll, stream, push) saw it first.
+///   from the marker — through the app's ``MastodonPollScheduler`` when one is given (coalesced with a poll in
+///   flight, after a pending `Retry-After`, on the account's rate budget), else through the raiser — and the
+///   raiser decides, so the policy decides and records each notification once whatever path (poll, stream,
+///   push) saw it first.
 /// - `delete`, `delete-multiple` and `delete-all` withdraw the notifications raised for those `nid`s through
 ///   the raiser's event stream (``AccountNotificationEvent/withdrawRaised(_:)``), each once: the map's rows
 ///   are removed in the transaction that reads them.
@@ -22,6 +25,8 @@ public struct NextcloudPushHandler: Sendable {
     public let decryptor: NextcloudProxyPushDecryptor
     /// The durable `nid` → raised identifier map.
     public let raised: NextcloudRaisedNotifications
+    /// The app's poll scheduler, which polls for a Social push; nil polls through the raiser directly.
+    public let scheduler: MastodonPollScheduler?
 
     /// The account's key (the raiser's).
     public var account: String { raiser.account }
@@ -32,12 +37,18 @@ public struct NextcloudPushHandler: Sendable {
     ///   - raiser: The account's raiser.
     ///   - decryptor: Built from the device key and the `publicKey` the server answered at registration.
     ///   - raised: The `nid` map, on a store whose schema includes ``NextcloudRaisedNotifications/table``.
+    ///   - scheduler: The app's scheduler, with the account added under the raiser's account key: a Social push
+    ///     asks it for the notifications poll (`MastodonPollScheduler.notificationsRequested(account:)`); nil
+    ///     polls through the raiser.
     public init(
-        raiser: MastodonNotificationRaiser, decryptor: NextcloudProxyPushDecryptor, raised: NextcloudRaisedNotifications
+        raiser: MastodonNotificationRaiser, decryptor: NextcloudProxyPushDecryptor,
+        raised: NextcloudRaisedNotifications,
+        scheduler: MastodonPollScheduler? = nil
     ) {
         self.raiser = raiser
         self.decryptor = decryptor
         self.raised = raised
+        self.scheduler = scheduler
     }
 
     /// Handles one proxy push given as its JSON `data` object (`{"subject": …, "signature": …}`).
@@ -62,10 +73,14 @@ public struct NextcloudPushHandler: Sendable {
     public func handle(_ subject: NextcloudProxySubject) async throws -> NextcloudPushHandling {
         switch try await raised.outcome(of: subject, account: account) {
         case .pollNotifications(let nid):
-            let decisions = try await raiser.pollAndRaise()
-            // The subject names an object hash, not a Mastodon notification ID: the newest notification this
-            // poll raised or updated is the one the push announced.
-            if let identifier = decisions.compactMap(\.decision.request?.identifier).last {
+            let decisions: [AccountNotificationDecision]
+            if let scheduler {
+                _ = try await scheduler.notificationsRequested(account: account)
+                decisions = try await raiser.raiseFromStore()
+            } else {
+                decisions = try await raiser.pollAndRaise()
+            }
+            if let identifier = try await announced(decisions) {
                 try await raised.record(account: account, nid: nid, raisedIdentifier: identifier)
             }
             return .polled(nid: nid, decisions: decisions)
@@ -82,6 +97,15 @@ public struct NextcloudPushHandler: Sendable {
             await raiser.publishGeneric(request)
             return .otherAppRaised(nid: nid, app: app, request: request)
         }
+    }
+
+    /// The subject names an object hash, not a Mastodon notification ID: the newest notification this poll raised
+    /// or updated is the one the push announced — or, when another path raised it first (the raiser follows the
+    /// engine's polls, the stream), the newest one dropped as already raised, under the identifier it was raised with.
+    private func announced(_ decisions: [AccountNotificationDecision]) async throws -> String? {
+        if let identifier = decisions.compactMap(\.decision.request?.identifier).last { return identifier }
+        guard let newest = decisions.last, case .drop(.alreadyRaised) = newest.decision else { return nil }
+        return try await raiser.policy.raisedRequestIdentifier(account: account, serverID: newest.serverID)
     }
 
     /// Remembers that the app raised `raisedIdentifier` for another app's notification `nid`, so a later

@@ -35,6 +35,12 @@ public final class NextcloudConnection: Sendable {
         self.send = send
     }
 
+    /// A disconnected connection for what Login Flow v2 returned (its server and app password).
+    public convenience init(login: NextcloudLogin, send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse)
+    {
+        self.init(serverURL: login.serverURL, credentials: login.credentials, send: send)
+    }
+
     /// The latest state.
     public var state: NextcloudConnectionState { current.withLock { $0 } }
 

@@ -9,6 +9,7 @@ public struct NextcloudPushError: TidingsError {
     enum Code: String, Sendable {
         case malformedMessage, invalidSignature, undecryptable, malformedSubject
         case unauthorized, refused, malformedResponse, transport
+        case keyUnavailable, loginExpired
     }
 
     let code: Code
@@ -48,6 +49,11 @@ public struct NextcloudPushError: TidingsError {
     public static let malformedResponse = NextcloudPushError(.malformedResponse)
     /// The request got no HTTP answer (connection, TLS, timeout, cancellation).
     public static let transport = NextcloudPushError(.transport)
+
+    /// The stored device key cannot be used as given (sealed, and the app gave no cipher to open it).
+    public static let keyUnavailable = NextcloudPushError(.keyUnavailable)
+    /// Login Flow v2 ended without a login: the person did not grant access before the flow's deadline.
+    public static let loginExpired = NextcloudPushError(.loginExpired)
 
     static func malformedMessage(_ detail: String) -> NextcloudPushError { .init(.malformedMessage, detail: detail) }
     static func malformedSubject(_ detail: String) -> NextcloudPushError { .init(.malformedSubject, detail: detail) }

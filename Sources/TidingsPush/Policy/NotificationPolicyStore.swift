@@ -279,3 +279,25 @@ public final class NotificationPolicyStore: Sendable {
             """, [candidate.account, key, requestID, candidate.serverID])
     }
 }
+
+extension NotificationPolicyStore {
+    /// The request identifier notification `serverID` of `account` was raised under (alone or as its group's
+    /// newest), or nil when it was not raised: what a Nextcloud push's `nid` is mapped to when another path raised
+    /// the notification first.
+    ///
+    /// - Throws: `StoreError` from SQLite.
+    public func raisedRequestIdentifier(account: String, serverID: ServerID) async throws -> String? {
+        try await database.read { db in
+            let arguments: SQLiteArguments = [account, serverID.rawValue]
+            if let alone = try db.fetchOne(
+                String.self, "SELECT request_id FROM tidings_raised_notifications WHERE account = ? AND server_id = ?",
+                arguments)
+            {
+                return alone
+            }
+            return try db.fetchOne(
+                String.self, "SELECT request_id FROM tidings_raised_groups WHERE account = ? AND newest_id = ?",
+                arguments)
+        }
+    }
+}

@@ -8,7 +8,8 @@ import TidingsSandboxKit
 /// capabilities (switches: proxy push on/off, Web Push enabled/disabled), the notifications app's proxy
 /// registration (`/ocs/v2.php/apps/notifications/api/v2/push`), a push-proxy stand-in (`/devices`) on the same
 /// origin, the Web Push endpoints (`…/api/v2/webpush`, `…/vapid`, `…/activate`) and the Social app's
-/// Mastodon-compatible notifications list (`/index.php/apps/social/api/v1/notifications`).
+/// Mastodon-compatible notifications list (`/index.php/apps/social/api/v1/notifications`), and Login Flow v2
+/// (`/index.php/login/v2`, granted by ``grantLogin(_:)`` or the login page's button).
 ///
 /// ``createNotification(app:subject:objectType:objectID:author:)`` and the removals send what a real server
 /// sends, with nothing faked between: through the proxy, the subject RSA-encrypted to the device key and signed by
@@ -27,6 +28,7 @@ public final class NextcloudSandboxServer: Sendable {
     public let appPassword: String
     let state: NextcloudSandboxState
     let pusher: NextcloudSandboxPusher
+    let login = NextcloudSandboxLogin()
 
     /// A sandbox with one account.
     ///
@@ -55,7 +57,9 @@ public final class NextcloudSandboxServer: Sendable {
         let pusher = try NextcloudSandboxPusher(
             state: state, transport: transport, deliver: deliver, onDelivery: onDelivery)
         self.pusher = pusher
-        http = SandboxHTTPServer(router: Self.router(state, pusher), faults: faults, log: log)
+        var router = Self.router(state, pusher)
+        Self.addLoginRoutes(&router, state, login)
+        http = SandboxHTTPServer(router: router, faults: faults, log: log)
     }
 
     /// Switches proxy push (`devices` in the capabilities, pushes sent) and Web Push (`webpush`).

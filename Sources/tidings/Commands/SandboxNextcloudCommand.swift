@@ -52,6 +52,8 @@ let sandboxNextcloudCommand = Command(
                 "web push: \(options.webPush ? "on" : "off (WEBPUSH_DISABLED)"); VAPID key \(sandbox.vapidPublicKey)",
                 "notify: POST \(base)/sandbox/notifications {\"app\": \"social\", \"subject\": \"…\"} "
                     + "(same login); DELETE \(base)/sandbox/notifications/<nid>",
+                "login flow: POST \(base)/index.php/login/v2 (Login Flow v2), then press Grant access on the "
+                    + "login page it names; the poll then hands out this user and app password",
                 "connect: send 'Authorization: Basic <user:app password>' and 'OCS-APIRequest: true'",
             ]
         ) { listener.stop() }

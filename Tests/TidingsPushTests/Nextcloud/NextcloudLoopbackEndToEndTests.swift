@@ -68,7 +68,7 @@ import TidingsSandboxKit
                 server: server.url.appendingPathComponent("index.php/apps/social"),
                 accountKey: NextcloudLoopbackEndToEndTests.account,
                 authorization: MastodonAuthorization(token: "unused: the app password logs in"),
-                transport: AppPasswordTransport(credentials: server.credentials, send: server.send))
+                transport: NextcloudSocialTransport(credentials: server.credentials, send: server.send))
             // What `GET /api/v1/instance` of Nextcloud Social answers: no streaming, no Web Push, v1 only.
             let instance = try MastodonWire.decode(
                 MastodonInstanceV1.self,
@@ -81,20 +81,6 @@ import TidingsSandboxKit
                 clock: NotificationPolicyClock(TestClock(), origin: Date()))
             handler = NextcloudPushHandler(
                 raiser: raiser, decryptor: decryptor, raised: NextcloudRaisedNotifications(database: database))
-        }
-    }
-
-    /// Nextcloud apps take the account's app password as HTTP Basic, in place of the bearer token.
-    struct AppPasswordTransport: MastodonTransport {
-        let credentials: NextcloudCredentials
-        let send: @Sendable (HTTPRequest) async throws -> HTTPResponse
-
-        func response(for request: HTTPRequest) async throws -> HTTPResponse {
-            var request = request
-            request.bearerToken = nil
-            request.headers["Authorization"] =
-                "Basic " + Data("\(credentials.user):\(credentials.appPassword)".utf8).base64EncodedString()
-            return try await send(request)
         }
     }
 

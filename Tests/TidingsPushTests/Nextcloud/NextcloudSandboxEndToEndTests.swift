@@ -21,9 +21,14 @@ actor NextcloudPushInbox {
     static func send(_ sandbox: NextcloudSandboxServer) -> @Sendable (HTTPRequest) async throws -> HTTPResponse {
         { request in
             let target = request.url.path + (request.url.query.map { "?" + $0 } ?? "")
+            var headers = request.headers
+            // What a client on the wire sends: the sandbox names its URLs after it (Login Flow v2).
+            if headers["Host"] == nil, let host = request.url.host {
+                headers["Host"] = host + (request.url.port.map { ":\($0)" } ?? "")
+            }
             let answer = await sandbox.http.handle(
                 SandboxHTTPRequest(
-                    method: request.method.rawValue, target: target, headers: request.headers,
+                    method: request.method.rawValue, target: target, headers: headers,
                     body: request.body ?? Data()))
             return HTTPResponse(status: answer.status, headers: answer.headers, body: answer.payload, url: request.url)
         }

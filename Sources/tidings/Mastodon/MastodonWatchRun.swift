@@ -28,12 +28,17 @@ func runMastodonWatch(_ options: MastodonSyncOptions) async throws {
     let key = options.account
     let sync = MastodonSync(streamConnector: connection.streamConnector)
     await sync.appStateChanged(.activeAccount(key))
+    // The scheduler's first tick may refresh home before `refresh()` below does (which then finds nothing
+    // new): "new on home" is what this start stored, counted against the store as it was.
+    let homeKey = MastodonTimelineKey(account: key, timeline: MastodonTimelineKey.homeTimeline)
+    let cachedBefore = try await homeStatusCount(store, homeKey)
     let engine = await sync.addAccount(client: connection.client, store: store)
     let changes: ChangeSubscription<MastodonSyncChange>
     let notifications: MastodonWatchNotifications
     let events: ChangeSubscription<AccountNotificationEvent>
     do {
-        let home = try await engine.refresh()
+        try await engine.refresh()
+        let newOnHome = max(0, try await homeStatusCount(store, homeKey) - cachedBefore)
         try await engine.pollNotifications()
         notifications = try await MastodonWatchNotifications.start(
             engine: engine, client: engine.client, store: options.store, mode: options.push)
@@ -45,11 +50,11 @@ func runMastodonWatch(_ options: MastodonSyncOptions) async throws {
         emit(
             options.json,
             [
-                "type": "ready", "target": connection.target, "account": key, "inserted": home.inserted,
+                "type": "ready", "target": connection.target, "account": key, "inserted": newOnHome,
                 "stream": "\(stream)", "push": notifications.pushSummary,
             ]
         ) {
-            "Watching \(key) on \(connection.target) (\(home.inserted) new on home, stream \(stream), push "
+            "Watching \(key) on \(connection.target) (\(newOnHome) new on home, stream \(stream), push "
                 + "\(notifications.pushSummary)); stop with Ctrl-C."
         }
         // What the first poll stored goes through the policy too; later polls are followed.
@@ -130,4 +135,12 @@ private func printChange(_ change: MastodonSyncChange, json: Bool) {
     case .missed(let count): (kind, detail) = ("missed", "\(count) changes")
     }
     emit(json, ["type": "change", "kind": kind, "detail": detail]) { "\(kind): \(detail)" }
+}
+
+/// How many statuses (not gaps) `key`'s timeline holds in `store`.
+private func homeStatusCount(_ store: MastodonTimelineStore, _ key: MastodonTimelineKey) async throws -> Int {
+    try await store.entries(key).reduce(0) { count, entry in
+        if case .status = entry.content { return count + 1 }
+        return count
+    }
 }

@@ -5,7 +5,7 @@ import TidingsCore
 /// only when they differ from the last ones it got (a Wi-Fi → Wi-Fi change, or thermal nominal → nominal, yields
 /// nothing).
 ///
-/// It is the platform-neutral core of ``OpenMatesSystemPrefetchConditions`` (the Apple glue), and any app can
+/// It is the platform-neutral core of `OpenMatesSystemPrefetchConditions` (the Apple glue), and any app can
 /// drive it from its own sources. Updates may come from any thread; they are applied and yielded in order under
 /// one lock. The stream keeps only the newest value a slow consumer has not read (older conditions are moot).
 ///

@@ -2,7 +2,7 @@
 /// Low Power Mode and the thermal state as `ProcessInfo` gives them.
 ///
 /// It has no platform types, so the mapping to ``OpenMatesPrefetchConditions`` (``conditions``) is one pure
-/// function that runs, and is tested, everywhere; the Apple glue (``OpenMatesSystemPrefetchConditions``) only
+/// function that runs, and is tested, everywhere; the Apple glue (`OpenMatesSystemPrefetchConditions`) only
 /// copies the system's values in.
 public struct OpenMatesSystemSignals: Sendable, Hashable {
     /// `NWPath.Status`, without depending on Network.

@@ -9,7 +9,7 @@ import TidingsMastodon
 ///   that fails verification, decryption or parsing throws ``NextcloudPushError`` and raises, records and
 ///   withdraws nothing.
 /// - A Social push never raises from its subject (it names no status): it polls the account's notifications
-///   from the marker — through the app's ``MastodonPollScheduler`` when one is given (coalesced with a poll in
+///   from the marker — through the app's `MastodonPollScheduler` when one is given (coalesced with a poll in
 ///   flight, after a pending `Retry-After`, on the account's rate budget), else through the raiser — and the
 ///   raiser decides, so the policy decides and records each notification once whatever path (poll, stream,
 ///   push) saw it first.

@@ -14,6 +14,9 @@ import TidingsCore
 ///   A timeline the engine cannot fetch (``MastodonTimelineFailure``) fails only itself: the notifications
 ///   of the tick still go and polling keeps its cadence; a 5xx or a transport error of the timeline still
 ///   lets them go, then paces the next tick.
+/// - A server without the unread count (Nextcloud Social: 404) fails no tick: the notifications are polled in
+///   its place, and once it is known missing (``MastodonUnreadCountSupport``) it is not asked again until the
+///   account's capabilities change; the background refresh then polls notifications only.
 /// - Per account: backoff, `Retry-After`, the halved frequency, the rate budget's reserve, stopping on
 ///   needs-reauthentication (resumed when its ``MastodonAuthorization`` signs in again) and offline
 ///   (resumed on the path update) are the `PollLoop`'s.
@@ -33,6 +36,7 @@ public actor MastodonPollScheduler {
         let task: Task<Void, Never>
         var watcher: Task<Void, Never>?
         var lastUnread: Int?
+        var unreadCount = MastodonUnreadCountSupport()
         var lastPollAt: Duration?
         var homeVisibleAt: Duration?
         var streamOpen: Bool?
@@ -109,6 +113,8 @@ public actor MastodonPollScheduler {
     public func updateAccount(
         _ key: String, capabilities: MastodonCapabilities?, push: MastodonPushRegistration
     ) async {
+        // Different capabilities may mean a different server (an upgrade): ask for the unread count again.
+        if accounts[key]?.account.capabilities != capabilities { accounts[key]?.unreadCount = .init() }
         accounts[key]?.account.capabilities = capabilities
         accounts[key]?.account.push = push
         await rescheduleAll()
@@ -225,7 +231,7 @@ public actor MastodonPollScheduler {
         guard let state = accounts[key], let plan = plan(for: key) else { return .success }
         let target = state.account.target
         do {
-            let count = try await target.pollUnreadCount()
+            let count = try await unreadCount(key, target: target)
             // The timeline's failure is its own: notifications still go, and only a failure of the account or
             // the connection (rate limit, token, transport, 5xx) paces the next tick.
             var transient: (any Error)?
@@ -245,7 +251,7 @@ public actor MastodonPollScheduler {
             }
             // A capped count may not move while more arrived than one poll read: the engine's backlog says so.
             let backlog = await (target as? MastodonAccountEngine)?.hasNotificationBacklog ?? false
-            if accounts[key]?.lastUnread != count || backlog {
+            if count == nil || accounts[key]?.lastUnread != count || backlog {
                 _ = try await pollNotifications(key: key, target: target)
             }
             accounts[key]?.lastUnread = count
@@ -254,6 +260,21 @@ public actor MastodonPollScheduler {
             return .success
         } catch {
             return Self.outcome(of: error)
+        }
+    }
+
+    /// The account's unread count, or nil when its server has none (Nextcloud Social): then the tick polls
+    /// notifications instead, every time, and no tick fails on the missing endpoint.
+    private func unreadCount(_ key: String, target: any MastodonPollTarget) async throws -> Int? {
+        guard accounts[key]?.unreadCount.missing == false else { return nil }
+        do {
+            let count = try await target.pollUnreadCount()
+            accounts[key]?.unreadCount.answered()
+            return count
+        } catch  where MastodonUnreadCountSupport.isMissingAnswer(error) {
+            let version1 = MastodonUnreadCountSupport.asksVersion1Only(accounts[key]?.account.capabilities)
+            accounts[key]?.unreadCount.missed(version1Asked: version1)
+            return nil
         }
     }
 
@@ -321,7 +342,7 @@ public actor MastodonPollScheduler {
         var report = MastodonBackgroundRefreshReport()
         report.nextRefreshIn = backgroundRefreshHint
         let now = timeline.elapsed
-        var jobs: [(key: String, target: any MastodonPollTarget)] = []
+        var jobs: [(key: String, target: any MastodonPollTarget, countMissing: Bool)] = []
         for key in accounts.keys.sorted() {
             guard let state = accounts[key] else { continue }
             let loopState = await state.loop.state
@@ -336,7 +357,7 @@ public actor MastodonPollScheduler {
             } else if let gate = state.account.gate, await gate.pause() > .zero {
                 report.skipped.append(key)
             } else {
-                jobs.append((key, state.account.target))
+                jobs.append((key, state.account.target, state.unreadCount.missing))
             }
         }
         guard !jobs.isEmpty else { return report }
@@ -350,7 +371,11 @@ public actor MastodonPollScheduler {
                 group.addTask {
                     do {
                         try await job.target.pollNotifications()
+                        if job.countMissing { return (job.key, .polled(nil)) }
                         return (job.key, .polled(try await job.target.pollUnreadCount()))
+                    } catch  where MastodonUnreadCountSupport.isMissingAnswer(error) && !Task.isCancelled {
+                        // Notifications were polled; only the count is missing (Nextcloud Social).
+                        return (job.key, .countMissing)
                     } catch {
                         return (job.key, Task.isCancelled ? .cutShort : .failed)
                     }
@@ -374,6 +399,11 @@ public actor MastodonPollScheduler {
                 report.polled.append(key)
                 accounts[key]?.lastUnread = count
                 accounts[key]?.lastPollAt = end
+            case .countMissing:
+                report.polled.append(key)
+                let version1 = MastodonUnreadCountSupport.asksVersion1Only(accounts[key]?.account.capabilities)
+                accounts[key]?.unreadCount.missed(version1Asked: version1)
+                accounts[key]?.lastPollAt = end
             case .failed: report.failed.append(key)
             case .cutShort: report.cutShort.append(key)
             }
@@ -382,7 +412,8 @@ public actor MastodonPollScheduler {
     }
 
     private enum BackgroundResult: Sendable {
-        case polled(Int)
+        case polled(Int?)
+        case countMissing
         case failed
         case cutShort
     }

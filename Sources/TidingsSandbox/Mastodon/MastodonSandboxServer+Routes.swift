@@ -94,6 +94,8 @@ extension MastodonSandboxServer {
         case ("GET", "/api/v2/notifications"):
             return groupedNotifications(request, viewer: viewer)
         case ("GET", "/api/v1/notifications/unread_count"), ("GET", "/api/v2/notifications/unread_count"):
+            // Nextcloud Social's API has no unread count: its notifications route is the only one.
+            guard !variant.nextcloudSocial else { return error(404, "Not found") }
             let count = min(unread(viewer, grouped: route.hasPrefix("/api/v2/")), 100)
             return .json(JSONValue.object(["count": .int(Int64(count))]))
         case ("GET", "/api/v2/filters"), ("GET", "/api/v1/filters"):

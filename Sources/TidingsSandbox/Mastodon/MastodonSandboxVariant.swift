@@ -26,7 +26,7 @@ public struct MastodonSandboxVariant: Sendable, Hashable {
     /// Whether only v1 endpoints exist (`/api/v2/...` answers 404).
     public var version1Only = false
     /// Nextcloud Social: `urls: {}`, `vapid_key: ""`, pages capped at 50, `limit=0` is a 400, no ETag,
-    /// v1 only.
+    /// v1 only, no unread count (`/api/v1/notifications/unread_count` is a 404, as on a real one).
     public var nextcloudSocial = false
     /// How many entries the home feed keeps (Mastodon keeps about 400); older ones cannot be paged to.
     public var feedCap = 400

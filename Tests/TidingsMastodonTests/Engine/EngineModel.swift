@@ -188,7 +188,11 @@ struct EngineModel {
                 try await performRandomAction(on: cached)
             case 6:
                 try await engine.pollNotifications()
-                _ = try await engine.pollUnreadCount()
+                do {
+                    _ = try await engine.pollUnreadCount()
+                } catch let error as MastodonError where error == .notFound {
+                    // Nextcloud Social has no unread count (the scheduler polls notifications in its place).
+                }
                 history.append("notifications polled")
             case 7:
                 guard let id = pick(cached) else { return }

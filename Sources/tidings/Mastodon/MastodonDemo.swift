@@ -118,11 +118,12 @@ func mastodonDemo() async throws {
 
     await day.pass(to: 7, 31, 17)
     begin()
-    var read = day.streamMessages
+    var read = (messages: day.streamMessages, sleepers: day.sleepers)
     for index in 0..<3 {
         await server.post(as: bob, "<p>morning \(index) @alice</p>", mentioning: index == 0 ? [alice] : [])
     }
-    await day.awaitStreamMessages(3 + 1, since: read)
+    // 3 updates and a notification: a Home window and a notifications window.
+    await day.awaitStream(3 + 1, since: read, windows: 2)
     await day.pass(to: 7, 32)
     print(
         "07:31  bob posts 3, one mentions alice; by 07:32: \(try await engine.entries().count) statuses, "
@@ -132,9 +133,9 @@ func mastodonDemo() async throws {
     await day.pass(to: 8, 12, 41)
     begin()
     var burst: [String] = []
-    read = day.streamMessages
+    read = (day.streamMessages, day.sleepers)
     for index in 0..<45 { burst.append(await server.post(as: bob, "<p>thread \(index)</p>")) }
-    await day.awaitStreamMessages(45, since: read)
+    await day.awaitStream(45, since: read, windows: 1)
     await day.pass(to: 8, 13)
     print(
         "08:12  bob posts 45 at once (a page is 40): \(MastodonDemoFormat.layout(try await engine.entries())) \(spent())"
@@ -148,18 +149,18 @@ func mastodonDemo() async throws {
     await day.pass(to: 9, 3, 27)
     begin()
     let edited = ServerID(burst[44])
-    read = day.streamMessages
+    read = (day.streamMessages, day.sleepers)
     await server.edit(burst[44], content: "<p>thread 44, edited</p>")
-    await day.awaitStreamMessages(1, since: read)
+    await day.awaitStream(1, since: read, windows: 0)
     await day.pass(to: 9, 4)
     let editSeen = try await engine.status(edited)?.content.contains("edited") == true
     print("09:03  bob edits a post: \(editSeen ? "replaced in place" : "not seen yet") by 09:04 \(spent())")
     await day.pass(to: 9, 21, 55)
     begin()
     let deleted = ServerID(burst[43])
-    read = day.streamMessages
+    read = (day.streamMessages, day.sleepers)
     await server.delete(burst[43])
-    await day.awaitStreamMessages(1, since: read)
+    await day.awaitStream(1, since: read, windows: 0)
     await day.pass(to: 9, 22)
     let deleteSeen = try await !engine.entries().contains { $0.statusID == deleted }
     print("09:21  bob deletes a post: \(deleteSeen ? "gone from the cache" : "still cached") by 09:22 \(spent())")

@@ -7,8 +7,11 @@ import TidingsMastodon
 /// again, with held requests let through one at a time (``MastodonDemoTurnstile``). Counts the requests of
 /// each hour at the transport.
 final class MastodonDemoDriver {
+    /// The day's clock (00:00 at its zero).
     let clock: TestClock
+    /// The sync object the app drives.
     let sync: MastodonSync
+    /// The one account's key.
     let key: String
     private let turnstile: MastodonDemoTurnstile
     private let counter: MastodonCountingTransport
@@ -55,10 +58,11 @@ final class MastodonDemoDriver {
         repeat { await rest() } while turnstile.releaseNext()
     }
 
-    /// Waits until nothing moves: no answer in flight, the poll loop not ticking nor the stream connecting or
-    /// reading a message unless they wait on a held request or on the clock, the same sleepers, held requests, request count and
-    /// changes over ``restTurns`` turns, and a real-time grace after the latest answer (its caller decodes and
-    /// stores it on another thread, where nothing here can see it; see ``MastodonDemoTurnstile/quietAfter``).
+    /// Waits until nothing moves: no answer in flight; the poll loop not ticking, nor the stream connecting or
+    /// reading a message, unless they wait on a held request or on the clock; the same sleepers, held requests,
+    /// request count, changes and stream messages over ``restTurns`` turns; and a real-time grace after the
+    /// latest answer (its caller decodes and stores it on another thread, where nothing here can see it; see
+    /// ``MastodonDemoTurnstile/quietAfter``).
     private func rest() async {
         var stable = 0
         var last: [Int] = []
@@ -93,13 +97,19 @@ final class MastodonDemoDriver {
     /// Messages the user stream has read so far.
     var streamMessages: Int { streamWatch.snapshot.delivered }
 
+    /// The clock's sleepers now (for ``awaitStream(_:since:windows:)``).
+    var sleepers: Int { clock.pendingSleepers }
+
     /// Waits (in real time, the clock standing still) until the stream has read `count` messages since it had
-    /// read `start`: what the server sends travels to the connection on a task of its own, out of sight. Gives
-    /// up after a second, so a message that never comes costs a second, not the demo.
-    func awaitStreamMessages(_ count: Int, since start: Int) async {
+    /// read `start`, and `windows` more coalescing windows than `since.sleepers` sleep on the clock: what the
+    /// server sends travels to the connection on a task of its own, and a window starts on another, both out of
+    /// sight. Gives up after a second, so a message that never comes costs a second, not the demo.
+    func awaitStream(_ count: Int, since start: (messages: Int, sleepers: Int), windows: Int) async {
         let deadline = ContinuousClock.now + .seconds(1)
         var attempt = 0
-        while streamMessages < start + count, ContinuousClock.now < deadline {
+        while streamMessages < start.messages + count || clock.pendingSleepers < start.sleepers + windows,
+            ContinuousClock.now < deadline
+        {
             attempt += 1
             await PollLoopDriver.pause(after: attempt)
         }

@@ -133,13 +133,15 @@ func mastodonDemo() async throws {
     await day.pass(to: 8, 12, 41)
     begin()
     var burst: [String] = []
+    let beforeBurst = try await engine.entries().filter { !$0.isGap }.count
     read = (day.streamMessages, day.sleepers)
     for index in 0..<45 { burst.append(await server.post(as: bob, "<p>thread \(index)</p>")) }
     await day.awaitStream(45, since: read, windows: 1)
     await day.pass(to: 8, 13)
     print(
-        "08:12  bob posts 45 at once (a page is 40): \(MastodonDemoFormat.layout(try await engine.entries())) \(spent())"
-    )
+        "08:12  bob posts 45 at once (a page is 40): the stream's refresh stores "
+            + "\(try await engine.entries().filter { !$0.isGap }.count - beforeBurst), the oldest (min_id): "
+            + "\(MastodonDemoFormat.layout(try await engine.entries())) \(spent())")
     await day.pass(to: 8, 14, 9)
     begin()
     let morningGap = try await scrollIntoGaps(engine, day)
@@ -213,6 +215,7 @@ func mastodonDemo() async throws {
     for index in 0..<60 { await server.post(as: bob, "<p>afternoon \(index)</p>") }
     await day.pass(to: 15, 10)
     begin()
+    let beforeReturn = try await engine.entries().filter { !$0.isGap }.count
     faults.add(.status(503), on: .path("/api/v1/streaming"))
     app.online = true
     await day.tell(.networkPath(.wifi))
@@ -220,7 +223,9 @@ func mastodonDemo() async throws {
     let gaveUp: Bool
     if case .gaveUp = await sync.streamState(for: key) { gaveUp = true } else { gaveUp = false }
     print(
-        "15:10  back online after bob's 60: \(MastodonDemoFormat.layout(try await engine.entries())); streaming "
+        "15:10  back online, bob posted 60: a tick stores "
+            + "\(try await engine.entries().filter { !$0.isGap }.count - beforeReturn): "
+            + "\(MastodonDemoFormat.layout(try await engine.entries())); streaming "
             + "answers 503: \(gaveUp ? "the stream gives up" : "the stream is \(await sync.streamState(for: key))") "
             + spent())
     await day.pass(to: 15, 12, 30)

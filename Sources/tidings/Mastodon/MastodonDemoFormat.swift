@@ -37,7 +37,7 @@ enum MastodonDemoFormat {
         return seconds >= 60 && seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds) s"
     }
 
-    /// The timeline newest first as runs: `40 statuses · open gap · 30 statuses`.
+    /// The timeline newest first as runs: `open gap · 72 statuses` (a gap above the newest stored).
     static func layout(_ entries: [MastodonTimelineEntry]) -> String {
         var parts: [String] = []
         var run = 0

@@ -33,10 +33,12 @@ struct POSIXZoneRule: Hashable, Sendable {
         guard let daylight else { return standardOffset }
         let year = CivilTime.date(days: CivilTime.floorDiv(instant + standardOffset, CivilTime.secondsPerDay)).year
         var offset = standardOffset
-        // The latest change at or before `instant` among three years' worth decides; a change of the year before
-        // can still be in force (southern hemisphere: DST from October to March), one of the year after cannot
-        // but costs nothing to include.
-        for change in changes(years: (year - 1)...(year + 1), daylight) where change.instant <= instant {
+        // The latest change at or before `instant` decides. A rule time may move a change up to a week into the
+        // next year or out of the previous one (±167 h), so the changes of two years back to one ahead are the
+        // only candidates: every change of an earlier year precedes both of the year two back. A narrower window
+        // would let the answer jump where the computed year does (found by FuzzZoneInfo: a DST end at
+        // `J365/52` falls after the next year's start).
+        for change in changes(years: (year - 2)...(year + 1), daylight) where change.instant <= instant {
             offset = change.isDaylight ? daylight.offset : standardOffset
         }
         return offset

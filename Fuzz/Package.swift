@@ -49,6 +49,12 @@ let package = Package(
             dependencies: [.product(name: "TidingsNet", package: "Tidings")],
             swiftSettings: fuzzerSettings
         ),
+        // Push (issue 12): the TZif reader and POSIX TZ strings behind the policy's ICU-free local time.
+        .executableTarget(
+            name: "FuzzZoneInfo",
+            dependencies: [.product(name: "TidingsPush", package: "Tidings")],
+            swiftSettings: fuzzerSettings
+        ),
         // Web Push (issue 12): the aes128gcm and aesgcm decoders and the legacy header parser.
         .executableTarget(
             name: "FuzzWebPushDecrypt",

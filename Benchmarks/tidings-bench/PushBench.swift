@@ -13,6 +13,13 @@ let pushSuite = BenchSuite(
     try await PushBench.decryptMemory(reporter)
 }
 
+/// P2 alone: needs the release `tidings` and GNU time, not the Python peers.
+let pushMemorySuite = BenchSuite(
+    name: "push-p2", abstract: "Web Push: peak memory of push decrypt only (P2; no Python peers needed)"
+) { reporter in
+    try await PushBench.decryptMemory(reporter)
+}
+
 enum PushBench {
     /// The largest plaintext of a 4096-byte Web Push message (RFC 8291 §4).
     static let plaintextSize = 3993
@@ -120,7 +127,7 @@ enum PushBench {
                         WebPushBase64URL.encode(legacy.salt),
                     ]
                 }
-                peak = max(peak, try await peakKilobytes(arguments, input: body, expectPrefix: "raise "))
+                peak = max(peak, try await peakKilobytes(arguments, input: body, expectPrefixes: ["raise "]))
             }
             reporter.report(
                 BenchResult(
@@ -132,6 +139,38 @@ enum PushBench {
                         "baseline: the 24 MB limit (must stay below); largest of 5 runs; GNU time's floor (/bin/true) "
                         + "\(floor) KB; binary \(tidings.path)"))
             id += 1
+        }
+        // Local time on the decrypt path: quiet hours (raised or held, depending on the hour) and a digest (always
+        // held), both read in the device's zone from its TZif file, not through ICU.
+        let localTime: [(name: String, arguments: [String])] = [
+            ("--quiet-hours 22:00-07:00", ["--quiet-hours", "22:00-07:00"]), ("--digest 8,18", ["--digest", "8,18"]),
+        ]
+        for (offset, variant) in localTime.enumerated() {
+            let keys = try WebPushSubscriptionKeys.generate()
+            let store = directory.appendingPathComponent("policy-local-\(offset).sqlite")
+            var peak = 0
+            for run in 1...5 {
+                let message = try WebPushEncryptor.encrypt(
+                    mastodonPayload(notificationID: run), receiverPublicKey: keys.publicKey,
+                    authSecret: keys.authSecret, encoding: .aes128gcm)
+                let body = directory.appendingPathComponent("local-\(offset)-\(run).bin")
+                try Data(message.body).write(to: body)
+                let arguments =
+                    [
+                        gnuTime, "-f", "%M", tidings.path, "push", "decrypt", "--private-key", keys.base64URLPrivateKey,
+                        "--auth", keys.base64URLAuthSecret, "--store", store.path, "--account",
+                        "bench@mastodon.example",
+                    ] + variant.arguments
+                peak = max(
+                    peak, try await peakKilobytes(arguments, input: body, expectPrefixes: ["raise ", "hold until "]))
+            }
+            reporter.report(
+                BenchResult(
+                    id: "P2.\(id + 1 + offset)",
+                    name: "peak RSS of one `tidings push decrypt --store --account \(variant.name)` (aes128gcm, "
+                        + "4096-byte body, decided in the device's zone)",
+                    value: Double(peak) * 1024, unit: "bytes", baseline: limit,
+                    note: "baseline: the 24 MB limit (must stay below); largest of 5 runs"))
         }
         var versionPeak = 0
         for _ in 0..<5 {
@@ -161,8 +200,8 @@ enum PushBench {
     }
 
     /// Runs `command` under GNU time (its last standard-error line is `%M`: peak RSS in kilobytes) and checks
-    /// that its output starts with `expectPrefix` when given.
-    private static func peakKilobytes(_ command: [String], input: URL?, expectPrefix: String? = nil) async throws
+    /// that its output starts with one of `expectPrefixes` when any are given.
+    private static func peakKilobytes(_ command: [String], input: URL?, expectPrefixes: [String] = []) async throws
         -> Int
     {
         let outcome = try await ChildProcess.run(
@@ -174,10 +213,11 @@ enum PushBench {
                     "P2: \(command.dropFirst(3).prefix(3).joined(separator: " ")) ended with \(outcome.termination): "
                     + String(decoding: outcome.standardError, as: UTF8.self))
         }
-        if let expectPrefix, !String(decoding: outcome.standardOutput, as: UTF8.self).hasPrefix(expectPrefix) {
+        let output = String(decoding: outcome.standardOutput, as: UTF8.self)
+        if !expectPrefixes.isEmpty, !expectPrefixes.contains(where: output.hasPrefix) {
             throw BenchError(
-                description: "P2: push decrypt printed "
-                    + "'\(String(decoding: outcome.standardOutput.prefix(200), as: UTF8.self))', not '\(expectPrefix)…'"
+                description:
+                    "P2: push decrypt printed '\(output.prefix(200))', not '\(expectPrefixes.joined(separator: "' or '"))…'"
             )
         }
         let lines = String(decoding: outcome.standardError, as: UTF8.self).split(separator: "\n")

@@ -20,6 +20,7 @@ let suites: [BenchSuite] = [
     webSocketSuite,
     mastodonSuite,
     pushSuite,
+    pushMemorySuite,
     openMatesSuite,
 ]
 

@@ -91,6 +91,48 @@ import TidingsPush
         #expect(alone.status == 64)
     }
 
+    @Test func aDigestHoldsThePushUntilTheNextDigestHourInTheGivenZone() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Kolkata is UTC+05:30 all year: the digest hour two hours from now is 1–2 hours away, at half past in UTC.
+        let now = Date()
+        let kolkataHour = Int((now.timeIntervalSince1970 + 19_800) / 3600) % 24
+        let hour = (kolkataHour + 2) % 24
+        let held = await run(
+            store + ["--digest", "\(hour)", "--time-zone", "Asia/Kolkata", "--json"], input: try message(Self.mention))
+        #expect(held.status == 0, "\(held.error)")
+        let json = try JSONValue(parsing: Data(held.output.utf8))
+        #expect(json["action"] == .string("hold"), "\(held.output)")
+        #expect(json["reason"] == .string("digest"))
+        let until = try #require(json["until"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) })
+        let seconds = Int(until.timeIntervalSince1970)
+        #expect(seconds % 3600 == 1800, "\(until): a whole hour in Kolkata is half past in UTC")
+        #expect((seconds + 19_800) / 3600 % 24 == hour)
+        #expect(until > now && until.timeIntervalSince(now) <= 2 * 3600 + 60)
+        for bad in [
+            ["--digest", "24"], ["--digest", "1,2,3,4,5"], ["--digest", ""], ["--digest", "8,x"],
+            ["--time-zone", "../etc/passwd"], ["--time-zone", "Nowhere/Atlantis"],
+        ] {
+            let refused = await run(store + bad, input: try message(Self.mention))
+            #expect(refused.status == 64, "\(bad)")
+        }
+        for alone in [["--digest", "8"], ["--time-zone", "UTC"]] {
+            #expect(await run(alone, input: []).status == 64, "\(alone)")
+        }
+    }
+
+    @Test func quietHoursAreReadInTheGivenZone() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A window around the current hour in Kolkata holds; the same window read in UTC (5.5 hours off) does not.
+        let kolkataHour = Int((Date().timeIntervalSince1970 + 19_800) / 3600) % 24
+        let window = String(format: "%02d:00-%02d:00", kolkataHour, (kolkataHour + 1) % 24)
+        let held = await run(
+            store + ["--quiet-hours", window, "--time-zone", "Asia/Kolkata"], input: try message(Self.mention))
+        #expect(held.output.hasPrefix("hold until "), "\(held.output) \(held.error)")
+        let raised = await run(
+            store + ["--quiet-hours", window, "--time-zone", "UTC"], input: try message(Self.mention))
+        #expect(raised.output.hasPrefix("raise "), "\(raised.output) \(raised.error)")
+    }
+
     @Test func storeAndAccountGoTogether() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let onlyStore = await run(["--store", directory.appendingPathComponent("p.sqlite").path], input: [])

@@ -35,19 +35,33 @@ public struct RaisedState: Hashable, Sendable {
 public struct NotificationPolicyContext: Sendable {
     /// Now, from the injected clock (``NotificationPolicyClock``).
     public var now: Date
-    /// The person's current time zone.
-    public var timeZone: TimeZone
+    /// The person's current time zone, which quiet hours and digest times are read in.
+    public var zone: NotificationTimeZone
     /// The account's notifications marker (last read notification), nil when unknown.
     public var marker: ServerID?
     /// How the content is worded and laid out.
     public var content: NotificationContentContext
 
-    /// A context.
+    /// A context in Foundation's `timeZone`.
     public init(now: Date, timeZone: TimeZone, marker: ServerID?, content: NotificationContentContext = .init()) {
+        self.init(now: now, zone: .foundation(timeZone), marker: marker, content: content)
+    }
+
+    /// A context in `zone` (``NotificationTimeZone/current()`` reads the device's without ICU on Linux).
+    public init(
+        now: Date, zone: NotificationTimeZone, marker: ServerID?, content: NotificationContentContext = .init()
+    ) {
         self.now = now
-        self.timeZone = timeZone
+        self.zone = zone
         self.marker = marker
         self.content = content
+    }
+
+    /// The zone as Foundation's `TimeZone` (reading a ``NotificationTimeZone/zoneInfo(_:)`` zone this way looks
+    /// it up in Foundation); setting it makes ``zone`` that Foundation zone.
+    public var timeZone: TimeZone {
+        get { zone.foundationTimeZone }
+        set { zone = .foundation(newValue) }
     }
 }
 
@@ -85,7 +99,7 @@ public enum NotificationPolicy {
         guard settings.usesLocalTime else {
             return .raise(NotificationContentBuilder.request(for: candidate, context: context.content))
         }
-        let calendar = NotificationCalendar(timeZone: context.timeZone)
+        let calendar = NotificationCalendar(zone: context.zone)
         if calendar.isQuiet(context.now, settings.quietHours) {
             return .hold(until: calendar.quietEnd(at: context.now, settings.quietHours), reason: .quietHours)
         }

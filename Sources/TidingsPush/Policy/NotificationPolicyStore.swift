@@ -109,7 +109,7 @@ public final class NotificationPolicyStore: Sendable {
         context: NotificationPolicyContext
     ) async throws -> DigestOutcome {
         try await database.write { db in
-            let calendar = NotificationCalendar(timeZone: context.timeZone)
+            let calendar = NotificationCalendar(zone: context.zone)
             let stored = try db.fetchOne(
                 String.self, "SELECT value FROM tidings_notification_state WHERE account = ? AND key = ?",
                 [account, "last_digest"])

@@ -16,15 +16,16 @@ let pushDecryptCommand = Command(
     abstract: "Decrypt a Web Push body read on standard input; write the plaintext to standard output.",
     options: [
         PushOptions.privateKey, PushOptions.auth, PushOptions.encoding, PushOptions.dh, PushOptions.salt,
-        PushOptions.recordSize, PushOptions.store, PushOptions.account, PushOptions.quietHours, jsonOption,
+        PushOptions.recordSize, PushOptions.store, PushOptions.account, PushOptions.quietHours, PushOptions.digest,
+        PushOptions.timeZone, jsonOption,
     ],
     discussion: [
         "The body is read raw (binary, not base64) up to end-of-file; at most 1 MiB.",
         "With --store and --account the plaintext must be a Mastodon push payload: the notification policy decides",
-        "  (every category on, quiet hours only with --quiet-hours, immediate delivery) and records a raise in the",
-        "  store, and one line is printed instead of the plaintext: raise <id>: <title> | update <id>: <title> |",
-        "  hold until <date>: <reason>",
-        "  | drop: <reason> (--json: {type: decision, action, identifier, title, body, until, reason}).",
+        "  (every category on, quiet hours only with --quiet-hours, a digest only with --digest, both read in the",
+        "  device's zone or --time-zone's) and records a raise in the store, and one line is printed instead of",
+        "  the plaintext: raise <id>: <title> | update <id>: <title> | hold until <date>: <reason> | drop: <reason>",
+        "  (--json: {type: decision, action, identifier, title, body, until, reason}).",
         "EXIT STATUS: 0 decrypted; 64 usage (missing or malformed keys or parameters); 65 the body was refused",
         "  (empty, truncated, wrong record size, bad delimiter or padding, altered, or for other keys, or not a",
         "  Mastodon payload with --store), with one 'Error:' line saying why on standard error; 75 the store is busy.",
@@ -38,10 +39,13 @@ let pushDecryptCommand = Command(
         case (let store?, let account?) where !store.isEmpty && !account.isEmpty:
             options.decide = PushDecideOptions(
                 storePath: store, account: account,
-                quietHours: try parsed.string(PushOptions.quietHours).map(PushOptions.parseQuietHours))
+                quietHours: try parsed.string(PushOptions.quietHours).map(PushOptions.parseQuietHours),
+                digestHours: try parsed.string(PushOptions.digest).map(PushOptions.parseDigestHours) ?? [],
+                zone: try parsed.string(PushOptions.timeZone).map(PushOptions.parseTimeZone))
         case (nil, nil):
-            guard parsed.string(PushOptions.quietHours) == nil else {
-                throw ValidationError("--quiet-hours needs --store and --account.")
+            for option in [PushOptions.quietHours, PushOptions.digest, PushOptions.timeZone]
+            where parsed.string(option) != nil {
+                throw ValidationError("\(option.name) needs --store and --account.")
             }
         default:
             throw ValidationError("--store and --account go together (both non-empty).")

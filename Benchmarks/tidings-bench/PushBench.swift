@@ -140,10 +140,19 @@ enum PushBench {
                         + "\(floor) KB; binary \(tidings.path)"))
             id += 1
         }
-        // Local time on the decrypt path: quiet hours (raised or held, depending on the hour) and a digest (always
-        // held), both read in the device's zone from its TZif file, not through ICU.
-        let localTime: [(name: String, arguments: [String])] = [
-            ("--quiet-hours 22:00-07:00", ["--quiet-hours", "22:00-07:00"]), ("--digest 8,18", ["--digest", "8,18"]),
+        // Local time on the decrypt path: quiet hours around the current hour (held) and away from it (raised), and
+        // a digest (always held), each read from a TZif file, not through ICU. The windows are placed from the
+        // current UTC hour so both outcomes are measured whatever the time of the run.
+        let hour = Int(Date().timeIntervalSince1970 / 3600) % 24
+        func window(from start: Int, hours: Int) -> String {
+            String(format: "%02d:00-%02d:00", (start + 24) % 24, (start + hours) % 24)
+        }
+        let held = window(from: hour - 1, hours: 3)
+        let raised = window(from: hour + 4, hours: 3)
+        let localTime: [(name: String, arguments: [String], prefix: String)] = [
+            ("--quiet-hours \(held) (held)", ["--quiet-hours", held, "--time-zone", "Etc/UTC"], "hold until "),
+            ("--quiet-hours \(raised) (raised)", ["--quiet-hours", raised, "--time-zone", "Etc/UTC"], "raise "),
+            ("--digest 8,18", ["--digest", "8,18"], "hold until "),
         ]
         for (offset, variant) in localTime.enumerated() {
             let keys = try WebPushSubscriptionKeys.generate()
@@ -161,8 +170,7 @@ enum PushBench {
                         "--auth", keys.base64URLAuthSecret, "--store", store.path, "--account",
                         "bench@mastodon.example",
                     ] + variant.arguments
-                peak = max(
-                    peak, try await peakKilobytes(arguments, input: body, expectPrefixes: ["raise ", "hold until "]))
+                peak = max(peak, try await peakKilobytes(arguments, input: body, expectPrefixes: [variant.prefix]))
             }
             reporter.report(
                 BenchResult(

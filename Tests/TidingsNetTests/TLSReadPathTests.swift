@@ -4,8 +4,8 @@ import TidingsCore
 
 @testable import TidingsNet
 
-/// How a TLS connection's reads are done: into buffers sized by the ciphertext at hand, and whole
-/// whatever the split of the records on the wire.
+/// How a TLS connection's reads are done: on the reactor's thread when the transport has one, into
+/// buffers sized by the ciphertext at hand, and whole whatever the split of the records on the wire.
 @Suite(.timeLimit(.minutes(1))) struct TLSReadPathTests {
     private func identity() throws -> TLSServerIdentity {
         let fixture = try Fixtures.serverIdentity
@@ -23,6 +23,28 @@ import TidingsCore
         let client = try await TLSConnection.connect(over: clientTCP, host: "127.0.0.1", configuration: try trusting())
         return (listener, client, try await server)
     }
+
+    #if os(Linux)
+        @Test func aTLSReaderResumedByReadinessRunsOnTheReactorThread() async throws {
+            let (listener, client, server) = try await tlsPair()
+            defer {
+                client.close()
+                server.close()
+                listener.close()
+            }
+            let executor = try #require(client.reactorExecutor as ReactorExecutor?)
+            let reader = Task(executorPreference: executor) { () -> [String] in
+                let before = executor.isCurrentThread
+                let bytes = try? await client.read()
+                return [
+                    "\(before)", "\(executor.isCurrentThread)",
+                    bytes.map { String(decoding: $0, as: UTF8.self) } ?? "-",
+                ]
+            }
+            try await server.write(Array("over tls".utf8))
+            #expect(await reader.value == ["true", "true", "over tls"])
+        }
+    #endif
 
     @Test func aSmallRecordIsReadIntoABufferOfItsOwnSizeNotAChunk() async throws {
         let (listener, client, server) = try await tlsPair()

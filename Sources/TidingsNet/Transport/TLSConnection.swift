@@ -515,6 +515,15 @@ import TidingsCore
         }
     }
 
+    #if os(Linux)
+        extension TLSConnection: ReactorDrivenStream {
+            /// The reactor of the underlying stream, if it has one: a WebSocket's TLS reader then reads,
+            /// decrypts and decodes on that reactor's thread, and a read wakes one pool thread (the
+            /// consumer's) instead of two.
+            var reactorExecutor: ReactorExecutor? { (transport as? any ReactorDrivenStream)?.reactorExecutor }
+        }
+    #endif
+
     /// The pending OpenSSL errors of this thread, as text, oldest first.
     func openSSLErrors() -> String {
         let reasons = drainOpenSSLErrors()

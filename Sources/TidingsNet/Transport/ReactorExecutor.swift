@@ -127,11 +127,12 @@
 #endif
 
 /// A stream whose readiness may come from an epoll reactor, so its reader can run on that reactor's
-/// thread (``ReactorExecutor``).
+/// thread (``ReactorExecutor``): plain TCP, and TLS over it.
 ///
-/// Plain TCP only: a TLS reader decrypts up to 64 KiB per read while holding its session's lock, and
-/// on the one reactor thread that delayed every other socket and, under load, the writer waiting for
-/// that lock (wss pipelined echoes measured slower and costlier with it than on the pool).
+/// A TLS reader on the reactor decrypts at most `TLSConnection.readChunkSize` of plaintext per job
+/// (as a TCP reader decodes at most that much per read), so one job holds the reactor for tens of
+/// microseconds to about a millisecond (a 64 KiB run of tiny records); on the pool it cost a second
+/// thread wake-up per read (docs/BENCHMARKS.md, "WS9 (issue 8), wsperf branch").
 protocol ReactorDrivenStream {
     #if os(Linux)
         /// The executor of the reactor that reports this stream's readiness, if one does.

@@ -33,6 +33,9 @@ import TidingsCore
             var outbound: [UInt8] = []
             /// Whether the peer ended the stream with a `close_notify` alert.
             var receivedCloseNotify = false
+            /// Whether the last `SSL_read` asked for more ciphertext and none was fed since: another
+            /// call could only say so again, so `read()` goes straight to the transport.
+            var awaitingInput = false
             /// Whether our `close_notify` was produced (it is sent once).
             var sentCloseNotify = false
         }
@@ -322,6 +325,7 @@ import TidingsCore
 
         private func feed(_ bytes: [UInt8]) {
             session.withLock { session in
+                session.awaitingInput = false
                 bytes.withUnsafeBytes { raw in
                     // Memory BIOs take everything; slices keep each length within Int32.
                     var offset = 0
@@ -370,12 +374,14 @@ import TidingsCore
             while true {
                 let (bytes, error, hasOutput, queue) = session.withLock {
                     session -> ([UInt8], Int32, Bool, String) in
+                    if session.awaitingInput { return ([], SSL_ERROR_WANT_READ, false, "") }
                     ERR_clear_error()
                     var error = SSL_ERROR_NONE
                     // Decrypt every buffered record up to the chunk size in one call: a 1 MiB message
                     // then takes a few reads instead of one per 16 KiB record. Not zero-filled:
                     // SSL_read overwrites what it returns, and the rest is cut off.
-                    let buffer = [UInt8](unsafeUninitializedCapacity: Self.readChunkSize) { raw, initialized in
+                    let buffer = [UInt8](unsafeUninitializedCapacity: Self.plaintextCapacity(session)) {
+                        raw, initialized in
                         var total = 0
                         while let base = raw.baseAddress, total < raw.count {
                             let count = SSL_read(session.ssl, base + total, Int32(raw.count - total))
@@ -388,6 +394,7 @@ import TidingsCore
                         initialized = total
                     }
                     if error == SSL_ERROR_ZERO_RETURN { session.receivedCloseNotify = true }
+                    session.awaitingInput = error == SSL_ERROR_WANT_READ
                     let failed =
                         buffer.isEmpty && error != SSL_ERROR_ZERO_RETURN && error != SSL_ERROR_WANT_READ
                         && error != SSL_ERROR_WANT_WRITE && error != SSL_ERROR_NONE
@@ -413,6 +420,22 @@ import TidingsCore
                 }
             }
         }
+
+        /// Room for the plaintext one pass of `SSL_read` calls can produce: never more than the ciphertext
+        /// waiting in the input BIO plus what OpenSSL already holds (decrypted bytes not yet returned and
+        /// at most one partial record, together under `heldByOpenSSL`), and at least one byte so the
+        /// pass still learns OpenSSL's state. Sizing by it instead of always `readChunkSize` keeps a read
+        /// of a few small records from allocating, and freeing, 64 KiB each time (glibc consolidates its
+        /// free lists on every free that large). Too small a buffer only leaves the rest for the next pass.
+        private static func plaintextCapacity(_ session: Session) -> Int {
+            let ciphertext = Int(BIO_ctrl_pending(session.input))
+            let held = SSL_has_pending(session.ssl) == 1 ? heldByOpenSSL : 0
+            return min(readChunkSize, max(ciphertext + held, 1))
+        }
+
+        /// A bound on the plaintext OpenSSL can hold between two reads: one record's plaintext (16 KiB)
+        /// plus one partly received record (16 KiB and its overhead).
+        static let heldByOpenSSL = 34 * 1024
 
         /// Encrypts and writes all of `bytes`.
         ///
@@ -491,6 +514,15 @@ import TidingsCore
             }
         }
     }
+
+    #if os(Linux)
+        extension TLSConnection: ReactorDrivenStream {
+            /// The reactor of the underlying stream, if it has one: a WebSocket's TLS reader then reads,
+            /// decrypts and decodes on that reactor's thread, and a read wakes one pool thread (the
+            /// consumer's) instead of two.
+            var reactorExecutor: ReactorExecutor? { (transport as? any ReactorDrivenStream)?.reactorExecutor }
+        }
+    #endif
 
     /// The pending OpenSSL errors of this thread, as text, oldest first.
     func openSSLErrors() -> String {

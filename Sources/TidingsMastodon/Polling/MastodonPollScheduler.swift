@@ -7,13 +7,16 @@ import TidingsCore
 /// Guarantees:
 /// - The app tells it its state through one call, ``appStateChanged(_:)``; every account's schedule is
 ///   re-evaluated at once, and idleness (2 and 10 minutes without interaction) as time passes.
-/// - A tick makes 3 calls at most (one request each, except a notifications poll paging upward while
-///   pages are full: see ``MastodonPollTarget``), in seed 002's order: the unread count; the timeline of the plan
+/// - A tick makes 3 calls at most (one request each in the common case; the timeline and notifications polls
+///   page upward while the server has newer ones, within the engine's bounds: see ``MastodonPollTarget``),
+///   in seed 002's order: the unread count; the timeline of the plan
 ///   (the visible one; Home if visible in the last 5 minutes; none in the background or with
 ///   "Wi-Fi only" on a metered path); notifications only when the count changed (or is not known yet).
 ///   A timeline the engine cannot fetch (``MastodonTimelineFailure``) fails only itself: the notifications
 ///   of the tick still go and polling keeps its cadence; a 5xx or a transport error of the timeline still
 ///   lets them go, then paces the next tick.
+/// - Beside an open stream the account polls on the safety net, except while its timeline poll reports a
+///   backlog (``MastodonPollTarget/hasTimelineBacklog(_:)``): then on the adaptive table until caught up.
 /// - Per account: backoff, `Retry-After`, the halved frequency, the rate budget's reserve, stopping on
 ///   needs-reauthentication (resumed when its ``MastodonAuthorization`` signs in again) and offline
 ///   (resumed on the path update) are the `PollLoop`'s.
@@ -37,6 +40,8 @@ public actor MastodonPollScheduler {
         var homeVisibleAt: Duration?
         var streamOpen: Bool?
         var timelineFailure: MastodonTimelineFailure?
+        /// The last tick's timeline poll left newer statuses on the server: poll on the table, not the safety net.
+        var timelineBacklog = false
     }
 
     private let clock: any Clock<Duration>
@@ -229,11 +234,14 @@ public actor MastodonPollScheduler {
             // The timeline's failure is its own: notifications still go, and only a failure of the account or
             // the connection (rate limit, token, transport, 5xx) paces the next tick.
             var transient: (any Error)?
+            if plan.timeline == nil { accounts[key]?.timelineBacklog = false }
             if let name = plan.timeline {
                 do {
                     _ = try await refresh(name, key: key, target: target)
                     accounts[key]?.timelineFailure = nil
+                    accounts[key]?.timelineBacklog = await target.hasTimelineBacklog(name)
                 } catch {
+                    accounts[key]?.timelineBacklog = await target.hasTimelineBacklog(name)
                     if let failure = MastodonTimelineFailure.timelineOnly(error) {
                         accounts[key]?.timelineFailure = MastodonTimelineFailure(timeline: name, error: failure)
                     } else if Self.endsTick(error) {
@@ -403,6 +411,10 @@ public actor MastodonPollScheduler {
         }
         if case .safetyNet = tiers.polling, state.streamOpen == false {
             tiers.streaming = false
+            tiers.polling = .adaptive
+        } else if case .safetyNet = tiers.polling, state.timelineBacklog {
+            // The stream brings only what is posted while it is open: what a burst or a stretch offline left
+            // above the cache is polled on the table until the timeline is caught up.
             tiers.polling = .adaptive
         }
         return tiers

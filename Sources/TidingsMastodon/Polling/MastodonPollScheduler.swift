@@ -11,12 +11,15 @@ import TidingsCore
 ///   page upward while the server has newer ones, within the engine's bounds: see ``MastodonPollTarget``),
 ///   in seed 002's order: the unread count; the timeline of the plan
 ///   (the visible one; Home if visible in the last 5 minutes; none in the background or with
-///   "Wi-Fi only" on a metered path); notifications only when the count changed (or is not known yet).
+///   "Wi-Fi only" on a metered path); notifications only when the count changed (or is not known yet), the
+///   engine reports a backlog, the count is at Mastodon's cap (100), where it cannot move, or they were last
+///   polled 10 minutes ago or more (the count is a net number: an arrival and a removal cancel out).
 ///   A timeline the engine cannot fetch (``MastodonTimelineFailure``) fails only itself: the notifications
 ///   of the tick still go and polling keeps its cadence; a 5xx or a transport error of the timeline still
 ///   lets them go, then paces the next tick.
 /// - Beside an open stream the account polls on the safety net, except while its timeline poll reports a
-///   backlog (``MastodonPollTarget/hasTimelineBacklog(_:)``): then on the adaptive table until caught up.
+///   backlog (``MastodonPollTarget/hasTimelineBacklog(_:)``): then, stream or not, on the table's interval for
+///   an interacting reader (30 s on Normal, doubled in Low Power; none on Manual) until caught up.
 /// - Per account: backoff, `Retry-After`, the halved frequency, the rate budget's reserve, stopping on
 ///   needs-reauthentication (resumed when its ``MastodonAuthorization`` signs in again) and offline
 ///   (resumed on the path update) are the `PollLoop`'s.
@@ -37,6 +40,7 @@ public actor MastodonPollScheduler {
         var watcher: Task<Void, Never>?
         var lastUnread: Int?
         var lastPollAt: Duration?
+        var notificationsPolledAt: Duration?
         var homeVisibleAt: Duration?
         var streamOpen: Bool?
         var timelineFailure: MastodonTimelineFailure?
@@ -217,9 +221,11 @@ public actor MastodonPollScheduler {
         let homeRecently =
             visible == MastodonTimelineKey.homeTimeline
             || state.homeVisibleAt.map { now - $0 <= .seconds(300) } ?? false
+        // Catching up a backlog goes at the pace of a reader at the screen, however long the app has been idle.
+        let idleFor = state.timelineBacklog ? Duration.zero : now - lastInteraction
         let inputs = MastodonPollInputs(
             tiers: tiers(state, isActive: isActive), activeAccount: isActive,
-            interaction: MastodonInteraction(idleFor: now - lastInteraction), lowPower: lowPower, path: path,
+            interaction: MastodonInteraction(idleFor: idleFor), lowPower: lowPower, path: path,
             settings: settings, visibleTimeline: visible, homeVisibleRecently: homeRecently)
         return MastodonPollPolicy.plan(inputs)
     }
@@ -252,9 +258,13 @@ public actor MastodonPollScheduler {
                 }
             }
             // A capped count may not move while more arrived than one poll read: the engine's backlog says so.
+            // And at the cap (Mastodon counts at most 100) it cannot show a new notification at all.
             let backlog = await (target as? MastodonAccountEngine)?.hasNotificationBacklog ?? false
-            if accounts[key]?.lastUnread != count || backlog {
+            // The count is a net number: one arriving while one about a deleted status goes leaves it as it was.
+            let stale = accounts[key]?.notificationsPolledAt.map { timeline.elapsed - $0 >= Self.notificationsMaxAge }
+            if accounts[key]?.lastUnread != count || backlog || count >= Self.unreadCountCap || stale ?? true {
                 _ = try await pollNotifications(key: key, target: target)
+                accounts[key]?.notificationsPolledAt = timeline.elapsed
             }
             accounts[key]?.lastUnread = count
             accounts[key]?.lastPollAt = timeline.elapsed
@@ -279,6 +289,13 @@ public actor MastodonPollScheduler {
             return true
         }
     }
+
+    /// The most Mastodon's unread count says (its default `limit`): at it, the count no longer moves when a
+    /// notification arrives, so every tick polls notifications.
+    static let unreadCountCap = 100
+
+    /// How long a tick may leave notifications unpolled while the count does not move (10 minutes).
+    static let notificationsMaxAge = Duration.seconds(600)
 
     /// The single-flight key suffix of notifications polls (a timeline's name never starts with a NUL).
     private static let notificationsFlight = "\n\u{0}notifications"

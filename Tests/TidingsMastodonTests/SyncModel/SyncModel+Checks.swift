@@ -27,6 +27,14 @@ extension SyncModel {
             failure = "actions still pending after quiescence: \(pending)"
             return
         }
+        // Idle and caught up: no poll may still be paging (a backlog that never clears polls on the table for
+        // ever, and only moves cursors, which the idle measure does not see).
+        let timelineBacklog = await engine.hasTimelineBacklog(MastodonTimelineKey.homeTimeline)
+        let notificationBacklog = await engine.hasNotificationBacklog
+        if timelineBacklog || notificationBacklog {
+            failure = "a poll backlog remains after quiescence"
+            return
+        }
         try await checkHome()
         if failure != nil { return }
         try await checkIntents()
@@ -194,7 +202,9 @@ extension SyncModel {
             let expected =
                 judgeHoles ? newest.filter { id in stored.min().map { id >= $0 } ?? true } : Array(newest.prefix(1))
             if !Set(expected).isSubset(of: stored) {
-                failure = "notification groups \(expected.filter { !stored.contains($0) }) not stored"
+                failure =
+                    "notification groups \(expected.filter { !stored.contains($0) }) not stored (newest stored "
+                    + "\(String(describing: stored.max())), unread count \(String(describing: await engine.unreadNotificationCount)))"
             }
         } else {
             let stored = Set(try await engine.notifications().map(\.id))

@@ -9,9 +9,11 @@ import TidingsCore
 ///   flight at a time and a second caller joins it (``MastodonTimelineRefresher``).
 /// - Each page is applied in one transaction; notifications are deduplicated by server ID, grouped ones by
 ///   `group_key`.
-/// - ``MastodonPollTarget/pollUnreadCount()`` and ``MastodonPollTarget/pollTimeline(_:)`` make at most one
-///   request each, ``MastodonPollTarget/pollNotifications()`` at most ``notificationPagesPerPoll`` (it pages
-///   upward while pages are full); v2 endpoints fall back to v1 on the next call once the server answered 404.
+/// - ``MastodonPollTarget/pollUnreadCount()`` makes one request; ``MastodonPollTarget/pollTimeline(_:)`` one
+///   in the common case and at most ``timelinePagesPerPoll`` (it pages upward while newer statuses remain),
+///   ``MastodonPollTarget/pollNotifications()`` at most ``notificationPagesPerPoll`` (it pages upward along
+///   `Link` until the server has no newer page); v2 endpoints fall back to v1 on the next call once the server
+///   answered 404.
 /// - A refused token (401) publishes ``MastodonEngineChange/needsReauthentication``; the client then sends
 ///   nothing until the app signs the account in again.
 /// - Markers never move backwards on this device and are never posted below the server's value.
@@ -38,6 +40,7 @@ public actor MastodonAccountEngine: MastodonPollTarget {
     var version1Notifications = false
     var version1UnreadCount = false
     var notificationsBacklogged = false
+    var timelineBacklog: Set<String> = []
     var unread: (count: Int, flag: Bool)?
     var markerState = MarkerState()
     var outboxAttempts: [Int64: Int] = [:]

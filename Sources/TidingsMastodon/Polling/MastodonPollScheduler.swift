@@ -7,16 +7,22 @@ import TidingsCore
 /// Guarantees:
 /// - The app tells it its state through one call, ``appStateChanged(_:)``; every account's schedule is
 ///   re-evaluated at once, and idleness (2 and 10 minutes without interaction) as time passes.
-/// - A tick makes 3 calls at most (one request each, except a notifications poll paging upward while
-///   pages are full: see ``MastodonPollTarget``), in seed 002's order: the unread count; the timeline of the plan
+/// - A tick makes 3 calls at most (one request each in the common case; the timeline and notifications polls
+///   page upward while the server has newer ones, within the engine's bounds: see ``MastodonPollTarget``),
+///   in seed 002's order: the unread count; the timeline of the plan
 ///   (the visible one; Home if visible in the last 5 minutes; none in the background or with
-///   "Wi-Fi only" on a metered path); notifications only when the count changed (or is not known yet).
+///   "Wi-Fi only" on a metered path); notifications only when the count changed (or is not known yet), the
+///   engine reports a backlog, the count is at Mastodon's cap (100), where it cannot move, or they were last
+///   polled 10 minutes ago or more (the count is a net number: an arrival and a removal cancel out).
 ///   A timeline the engine cannot fetch (``MastodonTimelineFailure``) fails only itself: the notifications
 ///   of the tick still go and polling keeps its cadence; a 5xx or a transport error of the timeline still
 ///   lets them go, then paces the next tick.
 /// - A server without the unread count (Nextcloud Social: 404) fails no tick: the notifications are polled in
 ///   its place, and once it is known missing (``MastodonUnreadCountSupport``) it is not asked again until the
 ///   account's capabilities change; the background refresh then polls notifications only.
+/// - Beside an open stream the account polls on the safety net, except while its timeline poll reports a
+///   backlog (``MastodonPollTarget/hasTimelineBacklog(_:)``): then, stream or not, on the table's interval for
+///   an interacting reader (30 s on Normal, doubled in Low Power; none on Manual) until caught up.
 /// - Per account: backoff, `Retry-After`, the halved frequency, the rate budget's reserve, stopping on
 ///   needs-reauthentication (resumed when its ``MastodonAuthorization`` signs in again) and offline
 ///   (resumed on the path update) are the `PollLoop`'s.
@@ -38,9 +44,16 @@ public actor MastodonPollScheduler {
         var lastUnread: Int?
         var unreadCount = MastodonUnreadCountSupport()
         var lastPollAt: Duration?
+        var notificationsPolledAt: Duration?
         var homeVisibleAt: Duration?
         var streamOpen: Bool?
         var timelineFailure: MastodonTimelineFailure?
+        /// The last tick's timeline poll left newer statuses on the server: poll on the table, not the safety net.
+        var timelineBacklog = false
+        /// Whether the tick's one notifications page left newer ones on the server (the tick's request bound).
+        var notificationBacklog = false
+        /// Whether either poll left something on the server: the next tick comes at a reader's pace.
+        var backlog: Bool { timelineBacklog || notificationBacklog }
     }
 
     private let clock: any Clock<Duration>
@@ -218,9 +231,11 @@ public actor MastodonPollScheduler {
         let homeRecently =
             visible == MastodonTimelineKey.homeTimeline
             || state.homeVisibleAt.map { now - $0 <= .seconds(300) } ?? false
+        // Catching up a backlog goes at the pace of a reader at the screen, however long the app has been idle.
+        let idleFor = state.backlog ? Duration.zero : now - lastInteraction
         let inputs = MastodonPollInputs(
             tiers: tiers(state, isActive: isActive), activeAccount: isActive,
-            interaction: MastodonInteraction(idleFor: now - lastInteraction), lowPower: lowPower, path: path,
+            interaction: MastodonInteraction(idleFor: idleFor), lowPower: lowPower, path: path,
             settings: settings, visibleTimeline: visible, homeVisibleRecently: homeRecently)
         return MastodonPollPolicy.plan(inputs)
     }
@@ -231,15 +246,33 @@ public actor MastodonPollScheduler {
         guard let state = accounts[key], let plan = plan(for: key) else { return .success }
         let target = state.account.target
         do {
+            let countAsked = accounts[key]?.unreadCount.missing == false
             let count = try await unreadCount(key, target: target)
+            // A capped count may not move while more arrived than one poll read: the engine's backlog says so.
+            // And at the cap (Mastodon counts at most 100) it cannot show a new notification at all.
+            let backlog = await (target as? MastodonAccountEngine)?.hasNotificationBacklog ?? false
+            // The count is a net number: one arriving while one about a deleted status goes leaves it as it was.
+            let stale = accounts[key]?.notificationsPolledAt.map { timeline.elapsed - $0 >= Self.notificationsMaxAge }
+            let capped = count.map { $0 >= Self.unreadCountCap } ?? false
+            let notificationsDue =
+                count == nil || accounts[key]?.lastUnread != count || backlog || capped || stale ?? true
+            // At most `requestsPerTick` in all: the timeline pages with what the count and notifications leave,
+            // notifications read one page after a timeline; the rest is the engine's backlog for the next tick.
+            let left = Self.requestsPerTick - (countAsked ? 1 : 0)
+            let timelinePages = max(1, left - (notificationsDue ? 1 : 0))
             // The timeline's failure is its own: notifications still go, and only a failure of the account or
             // the connection (rate limit, token, transport, 5xx) paces the next tick.
             var transient: (any Error)?
+            if plan.timeline == nil { accounts[key]?.timelineBacklog = false }
             if let name = plan.timeline {
                 do {
-                    _ = try await refresh(name, key: key, target: target)
+                    _ = try await MastodonTickPageBudget.$pages.withValue(timelinePages) {
+                        try await refresh(name, key: key, target: target)
+                    }
                     accounts[key]?.timelineFailure = nil
+                    accounts[key]?.timelineBacklog = await target.hasTimelineBacklog(name)
                 } catch {
+                    accounts[key]?.timelineBacklog = await target.hasTimelineBacklog(name)
                     if let failure = MastodonTimelineFailure.timelineOnly(error) {
                         accounts[key]?.timelineFailure = MastodonTimelineFailure(timeline: name, error: failure)
                     } else if Self.endsTick(error) {
@@ -249,10 +282,14 @@ public actor MastodonPollScheduler {
                     }
                 }
             }
-            // A capped count may not move while more arrived than one poll read: the engine's backlog says so.
-            let backlog = await (target as? MastodonAccountEngine)?.hasNotificationBacklog ?? false
-            if count == nil || accounts[key]?.lastUnread != count || backlog {
-                _ = try await pollNotifications(key: key, target: target)
+            if notificationsDue {
+                let pages = plan.timeline == nil ? left : max(1, left - timelinePages)
+                _ = try await MastodonTickPageBudget.$pages.withValue(pages) {
+                    try await pollNotifications(key: key, target: target)
+                }
+                accounts[key]?.notificationBacklog =
+                    await (target as? MastodonAccountEngine)?.hasNotificationBacklog ?? false
+                accounts[key]?.notificationsPolledAt = timeline.elapsed
             }
             accounts[key]?.lastUnread = count
             accounts[key]?.lastPollAt = timeline.elapsed
@@ -292,6 +329,16 @@ public actor MastodonPollScheduler {
             return true
         }
     }
+
+    /// The most requests one tick makes for one account (seed 002 §3: the count, the timeline, notifications).
+    static let requestsPerTick = 3
+
+    /// The most Mastodon's unread count says (its default `limit`): at it, the count no longer moves when a
+    /// notification arrives, so every tick polls notifications.
+    static let unreadCountCap = 100
+
+    /// How long a tick may leave notifications unpolled while the count does not move (10 minutes).
+    static let notificationsMaxAge = Duration.seconds(600)
 
     /// The single-flight key suffix of notifications polls (a timeline's name never starts with a NUL).
     private static let notificationsFlight = "\n\u{0}notifications"
@@ -434,6 +481,10 @@ public actor MastodonPollScheduler {
         }
         if case .safetyNet = tiers.polling, state.streamOpen == false {
             tiers.streaming = false
+            tiers.polling = .adaptive
+        } else if case .safetyNet = tiers.polling, state.backlog {
+            // The stream brings only what is posted while it is open: what a burst or a stretch offline left
+            // above the cache is polled on the table until the timeline is caught up.
             tiers.polling = .adaptive
         }
         return tiers

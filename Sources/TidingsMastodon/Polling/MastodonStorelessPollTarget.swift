@@ -49,6 +49,9 @@ public actor MastodonStorelessPollTarget: MastodonPollTarget {
         if let top = page.items.map(\.id).max() { newest[timeline] = max(top, newest[timeline] ?? top) }
     }
 
+    /// Never: it reads one page per poll and keeps no timeline to catch up.
+    public func hasTimelineBacklog(_ timeline: String) -> Bool { false }
+
     /// `GET /api/v1/notifications` with `min_id` = the newest notification seen.
     public func pollNotifications() async throws {
         let page = try await client.notifications(MastodonPageRange(minID: newestNotification, limit: 40))

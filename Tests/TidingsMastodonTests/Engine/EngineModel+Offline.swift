@@ -95,4 +95,6 @@ struct CountingPollTarget: MastodonPollTarget {
         calls.withLock { $0 += 1 }
         try await engine.pollNotifications()
     }
+
+    func hasTimelineBacklog(_ timeline: String) async -> Bool { await engine.hasTimelineBacklog(timeline) }
 }

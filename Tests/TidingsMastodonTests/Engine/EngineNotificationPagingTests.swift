@@ -54,4 +54,41 @@ struct EngineNotificationPagingTests {
         #expect(ids == ids.sorted(by: >))
         #expect(await fixture.engine.hasNotificationBacklog == false)
     }
+
+    /// Found by `SyncModelTests` (seeds 6029321, 6029331, 6029374, 6029379): a server that filters after paging
+    /// answers a `min_id` page shorter than the limit while newer notifications remain, and the poll took it for
+    /// the end (it counted). Only the `Link` header tells: the poll follows `prev` until the server has no newer
+    /// page.
+    @Test(arguments: ["mastodon", "pleroma"])
+    func aShortPageIsNotTheEndWhileTheServerLinksANewerOne(_ name: String) async throws {
+        var variant: MastodonSandboxVariant = name == "mastodon" ? .mastodon : .pleroma
+        variant.filtersPages = true
+        let fixture = try await EngineFixture(variant: variant, pageLimit: 3)
+        await Self.mention(fixture, count: 1)
+        try await fixture.engine.pollNotifications()
+        await Self.mention(fixture, count: 7)
+        let before = fixture.requests("/api/")
+        try await fixture.engine.pollNotifications()
+        let spent = fixture.requests("/api/") - before
+        // The newest is on top of every page that reaches it, so the server never drops it from a page.
+        let check = MastodonAPIClient(
+            server: URL(string: "https://sandbox.invalid")!, accountKey: "alice-check",
+            authorization: MastodonAuthorization(token: "alice-token"),
+            transport: MastodonSandboxTransport(server: fixture.http))
+        let newest: ServerID?
+        let stored: [ServerID]
+        if name == "mastodon" {
+            newest = try await check.groupedNotifications(MastodonPageRange(limit: 1)).results
+                .notificationGroups.first?.mostRecentNotificationID
+            stored = try await fixture.engine.notificationGroups().compactMap { $0.group.mostRecentNotificationID }
+        } else {
+            newest = try await check.notifications(MastodonPageRange(limit: 1)).items.first?.id
+            stored = try await fixture.engine.notifications().map(\.id)
+        }
+        let top = try #require(newest)
+        #expect(stored.first == top, "the newest notification is stored: \(stored)")
+        #expect(await fixture.engine.hasNotificationBacklog == false)
+        // Seven new at three a page, then the page above the newest: four requests, within the bound.
+        #expect(spent == 4)
+    }
 }

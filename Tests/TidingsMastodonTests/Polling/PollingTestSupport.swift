@@ -55,6 +55,11 @@ actor RecordingPollTarget: MastodonPollTarget {
 
     func pollNotifications() async throws { try await record(.notifications) }
 
+    /// What ``hasTimelineBacklog(_:)`` answers after each timeline poll (the test sets it).
+    private var timelineBacklog = false
+    func setTimelineBacklog(_ backlog: Bool) { timelineBacklog = backlog }
+    func hasTimelineBacklog(_ timeline: String) async -> Bool { timelineBacklog }
+
     private func record(_ call: Call) async throws {
         calls.append((call, clock.now.offset.inSeconds))
         if let error = failEveryCall { throw error }

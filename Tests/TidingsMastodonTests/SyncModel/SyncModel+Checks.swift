@@ -27,6 +27,14 @@ extension SyncModel {
             failure = "actions still pending after quiescence: \(pending)"
             return
         }
+        // Idle and caught up: no poll may still be paging (a backlog that never clears polls on the table for
+        // ever, and only moves cursors, which the idle measure does not see).
+        let timelineBacklog = await engine.hasTimelineBacklog(MastodonTimelineKey.homeTimeline)
+        let notificationBacklog = await engine.hasNotificationBacklog
+        if timelineBacklog || notificationBacklog {
+            failure = "a poll backlog remains after quiescence"
+            return
+        }
         try await checkHome()
         if failure != nil { return }
         try await checkIntents()
@@ -177,21 +185,32 @@ extension SyncModel {
 
     /// The newest notifications the server shows are stored, and none is missing between the oldest stored
     /// and the newest.
+    ///
+    /// With `filtersPages` only the newest is judged, as for the home: which rows the server drops depends on
+    /// where a page starts, and the engine pages upward along `Link` over each row once, so a row its page lost
+    /// is one this check's page (the newest 40) may show — a client cannot fetch it without asking a range
+    /// twice, and on a real server a filtered row is dropped from every page. The newest is on top of every
+    /// page that reaches it and is never dropped: a poll that stops short of the top still fails.
     mutating func checkNotifications() async throws {
         let alice = client("alice-token")
+        let judgeHoles = !variant.filtersPages
         let capabilities = try await engine.capabilities()
         if capabilities.supportsGroupedNotifications {
             let stored = Set(try await engine.notificationGroups().compactMap(\.group.mostRecentNotificationID))
             let newest = try await alice.groupedNotifications(MastodonPageRange(limit: 40)).results
                 .notificationGroups.compactMap(\.mostRecentNotificationID)
-            let expected = newest.filter { id in stored.min().map { id >= $0 } ?? true }
+            let expected =
+                judgeHoles ? newest.filter { id in stored.min().map { id >= $0 } ?? true } : Array(newest.prefix(1))
             if !Set(expected).isSubset(of: stored) {
-                failure = "notification groups \(expected.filter { !stored.contains($0) }) not stored"
+                failure =
+                    "notification groups \(expected.filter { !stored.contains($0) }) not stored (newest stored "
+                    + "\(String(describing: stored.max())), unread count \(String(describing: await engine.unreadNotificationCount)))"
             }
         } else {
             let stored = Set(try await engine.notifications().map(\.id))
             let newest = try await alice.notifications(MastodonPageRange(limit: 40)).items.map(\.id)
-            let expected = newest.filter { id in stored.min().map { id >= $0 } ?? true }
+            let expected =
+                judgeHoles ? newest.filter { id in stored.min().map { id >= $0 } ?? true } : Array(newest.prefix(1))
             if !Set(expected).isSubset(of: stored) {
                 failure = "notifications \(expected.filter { !stored.contains($0) }) not stored"
             }

@@ -96,6 +96,7 @@ extension SyncModel {
             try await passQuietly(seconds: 60)
             let now = try await fingerprint()
             if now != seen {
+                if Self.trace { print("trace \(seed): changed: \(now)") }
                 seen = now
                 idleSince = clock.now
             } else if clock.now >= idleSince.advanced(by: .seconds(Self.idleMinutes * 60)) {

@@ -35,17 +35,11 @@ struct SyncModelTests {
     }
 
     /// Failures this model found in the engine, reported to the lead with their seeds (see
-    /// docs/backends/mastodon.md, "What the sync model found"), until they are fixed below `MastodonSync`: a
-    /// history ending in one of them is recorded as a known issue, so each still shows in the test's output
-    /// and any other failure fails the test.
-    static let knownFindings = [
-        // Grouped notifications: a poll stops paging upward while some of the newest groups are missing.
-        "notification groups [",
-        // The home keeps inserting a status or two a minute in the foreground and never settles.
-        "sync was not idle",
-        // An open gap stays on top of Home with the newest statuses above it never fetched.
-        "is not on top of the cache",
-    ]
+    /// docs/backends/mastodon.md, "The sync model"), until they are fixed below `MastodonSync`: a history ending
+    /// in one of them is recorded as a known issue, so each still shows in the test's output and any other
+    /// failure fails the test. Empty since syncfix: the three it held ("notification groups [", "sync was not
+    /// idle", "is not on top of the cache") are fixed and now fail the test.
+    static let knownFindings: [String] = []
 
     static var firstSeed: UInt64 {
         ProcessInfo.processInfo.environment["TIDINGS_MASTODON_SYNC_MODEL_SEED"].flatMap { UInt64($0) } ?? 0x5C_0000

@@ -55,7 +55,8 @@ import TidingsSandboxKit
             Issue.record("the Social push was not polled")
             return
         }
-        #expect(setup.notificationPolls == 1, "the scheduler's poll, and only it")
+        // One poll: its page, then the page above the newest, where the server links no newer one (the top).
+        #expect(setup.notificationPolls == 2, "the scheduler's poll, and only it")
         #expect(decisions.count == 1)
 
         // One raise for the mention, whichever path decided it.
@@ -93,7 +94,7 @@ import TidingsSandboxKit
         #expect(joined, "the second push joined the poll in flight")
         await setup.fixture.clock.advance(by: .seconds(60))
         let results = [try await first.value, try await second.value]
-        #expect(setup.notificationPolls == 1, "one request for both pushes")
+        #expect(setup.notificationPolls == 2, "one poll for both pushes (its page and the empty one above it)")
         let raisedAll = results.flatMap { result -> [String] in
             guard case .polled(_, let decisions) = result else { return [] }
             return decisions.compactMap(\.decision.request?.identifier)

@@ -92,7 +92,7 @@ extension SyncModel {
         let start = clock.now
         var idleSince = clock.now
         var seen = try await fingerprint()
-        while clock.now < start.advanced(by: .seconds(Self.quiescenceLimit)) {
+        while clock.now < start.advanced(by: .seconds(quiescenceLimit)) {
             try await passQuietly(seconds: 60)
             let now = try await fingerprint()
             if now != seen {
@@ -106,7 +106,7 @@ extension SyncModel {
             }
         }
         failure =
-            "sync was not idle for \(Self.idleMinutes) min within \(Self.quiescenceLimit / 3600) h; its last "
+            "sync was not idle for \(Self.idleMinutes) min within \(quiescenceLimit / 3600) h; its last "
             + "changes: \(activity.last), the stream \(await sync.streamState(for: Self.accountKey))"
     }
 

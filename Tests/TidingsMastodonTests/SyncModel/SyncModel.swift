@@ -10,8 +10,11 @@ struct SyncModel {
     static let accountKey = "alice@sandbox"
     /// Virtual minutes without any change from sync that end quiescence.
     static let idleMinutes: Int64 = 12
-    /// The most virtual time quiescence may take before the history fails for not settling.
-    static let quiescenceLimit: Int64 = 2 * 3600
+    /// The most virtual time quiescence may take before the history fails for not settling: 2 hours at the
+    /// largest page limit (8), longer in proportion for smaller pages. A tick makes 3 requests at most (seed 002
+    /// §3), so catching up a backlog goes at about `pageLimit - 1` statuses a tick (a `min_id` page repeats its
+    /// anchor): with pages of 2 and Low Power's minute, a 400-entry feed takes almost 7 hours.
+    var quiescenceLimit: Int64 { 2 * 3600 * 8 / Int64(max(pageLimit, 1)) }
 
     var rng: SplitMix64
     let seed: UInt64

@@ -1,3 +1,5 @@
+import TidingsCore
+
 /// A point in time as Kecalek writes it: ISO 8601 with or without fractional seconds and zone.
 ///
 /// The server's own text is kept (``text``) because `after_ts` and `since` are sent back exactly
@@ -179,7 +181,7 @@ public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConv
             }
         }
         guard index == bytes.count else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = GregorianDays.days(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         return seconds * 1_000_000 + micros
     }
@@ -191,15 +193,6 @@ public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConv
         case 4, 6, 9, 11: return 30
         default: return 31
         }
-    }
-
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 
     // MARK: Formatting
@@ -222,7 +215,7 @@ public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConv
             secondOfDay += 86_400
             days -= 1
         }
-        let (year, month, day) = civilFromDays(days)
+        let (year, month, day) = GregorianDays.date(days: days)
         func pad(_ value: Int64, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
@@ -236,17 +229,5 @@ public struct KecalekTimestamp: Sendable, Hashable, Comparable, CustomStringConv
         case .millisecondsWithOffset: text += "." + pad(micros / 1000, 3) + "+01:00"
         }
         return text
-    }
-
-    private static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

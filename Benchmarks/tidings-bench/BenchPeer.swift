@@ -73,6 +73,8 @@ func runPythonBaseline<Figures: Decodable>(
 struct BenchPeer {
     let port: Int
     private let peer: PythonPeer
+    /// The server's process ID (for benchmarks that read what the server spent).
+    var pid: Int32 { peer.pid }
 
     /// Starts `Tests/Peers/<script> --port 0 <arguments>` and waits for its `READY <port>` line.
     static func start(root: URL, script: String, arguments: [String] = []) async throws -> BenchPeer {

@@ -18,6 +18,7 @@ let suites: [BenchSuite] = [
     kecalekSuite,
     socketIOSuite,
     webSocketSuite,
+    webSocketCostSuite,
     mastodonSuite,
     pushSuite,
     pushMemorySuite,
@@ -52,7 +53,7 @@ for word in words {
     }
 }
 // Suites that run the Python peers: without the virtualenv, one line saying what to run, and EX_UNAVAILABLE.
-let suitesNeedingPeers: Set = [socketIOSuite.name, webSocketSuite.name, pushSuite.name]
+let suitesNeedingPeers: Set = [socketIOSuite.name, webSocketSuite.name, webSocketCostSuite.name, pushSuite.name]
 if selected.contains(where: { suitesNeedingPeers.contains($0.name) }) {
     requirePythonPeers(root: benchProjectRoot())
 }

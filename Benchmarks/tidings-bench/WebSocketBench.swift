@@ -28,31 +28,45 @@ enum WebSocketBench {
         var big_ms: Double
     }
 
+    /// `ws_peer.py` on loopback (with the test CA's certificate when `secure`), the URL of its echo path, a client
+    /// configuration that trusts that CA and sends no pings, and the CA file's path for the Python clients.
+    struct EchoServer {
+        let peer: BenchPeer
+        let url: URL
+        let configuration: WebSocket.Configuration
+        let caPath: String?
+    }
+
+    static func startEchoServer(root: URL, secure: Bool) async throws -> EchoServer {
+        let tls = root.appendingPathComponent("Tests/Fixtures/tls")
+        let arguments =
+            secure
+            ? [
+                "--tls-cert", tls.appendingPathComponent("server.pem").path, "--tls-key",
+                tls.appendingPathComponent("server.key").path,
+            ] : []
+        let peer = try await BenchPeer.start(root: root, script: "ws_peer.py", arguments: arguments)
+        var configuration = WebSocket.Configuration(pingInterval: nil)
+        configuration.tls.additionalTrustedCertificates = [
+            try String(contentsOf: tls.appendingPathComponent("ca.pem"), encoding: .utf8)
+        ]
+        return EchoServer(
+            peer: peer, url: URL(string: "\(secure ? "wss" : "ws")://127.0.0.1:\(peer.port)/echo")!,
+            configuration: configuration, caPath: secure ? tls.appendingPathComponent("ca.pem").path : nil)
+    }
+
     static func run(_ reporter: BenchReporter) async throws {
         let root = benchProjectRoot()
-        let tls = root.appendingPathComponent("Tests/Fixtures/tls")
         var firstID = 1
         for secure in [false, true] {
-            let arguments =
-                secure
-                ? [
-                    "--tls-cert", tls.appendingPathComponent("server.pem").path, "--tls-key",
-                    tls.appendingPathComponent("server.key").path,
-                ] : []
-            let server = try await BenchPeer.start(root: root, script: "ws_peer.py", arguments: arguments)
-            let port = server.port
-            defer { server.stop() }
-            let url = URL(string: "\(secure ? "wss" : "ws")://127.0.0.1:\(port)/echo")!
-            var configuration = WebSocket.Configuration(pingInterval: nil)
-            configuration.tls.additionalTrustedCertificates = [
-                try String(contentsOf: tls.appendingPathComponent("ca.pem"), encoding: .utf8)
-            ]
+            let server = try await startEchoServer(root: root, secure: secure)
+            defer { server.peer.stop() }
+            let (url, configuration) = (server.url, server.configuration)
             _ = try await measureTidings(url: url, configuration: configuration, scale: 10)
             let (tidingsRounds, pythonRounds) = try await interleavedRounds(
                 rounds, tidings: { try await measureTidings(url: url, configuration: configuration, scale: 1) },
                 baseline: {
-                    try await runPython(
-                        root: root, url: url, ca: secure ? tls.appendingPathComponent("ca.pem").path : nil)
+                    try await runPython(root: root, url: url, ca: server.caPath)
                 })
             let tidings = Figures(medianOf: tidingsRounds)
             let python = Figures(medianOf: pythonRounds)

@@ -37,23 +37,12 @@ enum WebSocketCostBench {
     static func run(_ reporter: BenchReporter) async throws {
         #if os(Linux)
             let root = benchProjectRoot()
-            let tls = root.appendingPathComponent("Tests/Fixtures/tls")
             var firstID = 1
             for secure in [false, true] {
-                let arguments =
-                    secure
-                    ? [
-                        "--tls-cert", tls.appendingPathComponent("server.pem").path, "--tls-key",
-                        tls.appendingPathComponent("server.key").path,
-                    ] : []
-                let server = try await BenchPeer.start(root: root, script: "ws_peer.py", arguments: arguments)
+                let echo = try await WebSocketBench.startEchoServer(root: root, secure: secure)
+                let server = echo.peer
                 defer { server.stop() }
-                let url = URL(string: "\(secure ? "wss" : "ws")://127.0.0.1:\(server.port)/echo")!
-                var configuration = WebSocket.Configuration(pingInterval: nil)
-                configuration.tls.additionalTrustedCertificates = [
-                    try String(contentsOf: tls.appendingPathComponent("ca.pem"), encoding: .utf8)
-                ]
-                let ca = secure ? tls.appendingPathComponent("ca.pem").path : nil
+                let (url, configuration, ca) = (echo.url, echo.configuration, echo.caPath)
                 let (ours, theirs) = try await interleavedRounds(
                     runs,
                     tidings: {

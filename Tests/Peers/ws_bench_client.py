@@ -19,6 +19,21 @@ def percentile(samples, q):
     return ordered[round(q * (len(ordered) - 1))]
 
 
+async def pipelined_round(ws, count):
+    """Sends `count` 32-byte texts from a second task while receiving their echoes; returns echoes per second."""
+    start = time.perf_counter()
+
+    async def sender():
+        for index in range(count):
+            await ws.send(f"pipe {index:027d}")
+
+    task = asyncio.create_task(sender())
+    for _ in range(count):
+        await ws.recv()
+    await task
+    return count / (time.perf_counter() - start)
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", required=True)
@@ -52,17 +67,7 @@ async def main():
             await ws.recv()
             echo_ms.append((time.perf_counter() - start) * 1000)
 
-        start = time.perf_counter()
-
-        async def sender():
-            for index in range(args.pipelined):
-                await ws.send(f"pipe {index:027d}")
-
-        task = asyncio.create_task(sender())
-        for _ in range(args.pipelined):
-            await ws.recv()
-        await task
-        pipelined = args.pipelined / (time.perf_counter() - start)
+        pipelined = await pipelined_round(ws, args.pipelined)
 
         blob = bytes((i * 7) & 0xFF for i in range(1 << 20))
         big_ms = []

@@ -12,9 +12,10 @@ import asyncio
 import json
 import resource
 import ssl
-import time
 
 from websockets.asyncio.client import connect
+
+from ws_bench_client import pipelined_round  # Tests/Peers/ws_bench_client.py, beside this script
 
 
 def usage():
@@ -37,17 +38,7 @@ async def main():
         cpu_before, switches_before = usage()
         rates = []
         for _ in range(args.rounds):
-            start = time.perf_counter()
-
-            async def sender():
-                for index in range(args.pipelined):
-                    await ws.send(f"pipe {index:027d}")
-
-            task = asyncio.create_task(sender())
-            for _ in range(args.pipelined):
-                await ws.recv()
-            await task
-            rates.append(args.pipelined / (time.perf_counter() - start))
+            rates.append(await pipelined_round(ws, args.pipelined))
         cpu_after, switches_after = usage()
     rates.sort()
     print(

@@ -85,6 +85,24 @@ import TidingsCore
         #expect(await events.next()?.label == #"event welcome [2]"#)
     }
 
+    @Test func aFloodBeforeTheConnectReplyFailsTheAttemptInsteadOfBufferingIt() async throws {
+        let server = FakeSocketIOServer()
+        await server.setEarlyEvents((0..<50).map { #"2["flood",\#($0)]"# })
+        let client = SocketIOClient(
+            connector: server, configuration: .init(reconnects: false, maximumBufferedEvents: 8), clock: TestClock())
+        await #expect(throws: SocketIOError.tooManyEarlyEvents) { try await client.connect() }
+        #expect(await !client.isConnected)
+        // Within the limit the same server's events all arrive after the connect.
+        await server.setEarlyEvents((0..<8).map { #"2["flood",\#($0)]"# })
+        var events = client.events.makeAsyncIterator()
+        try await client.connect()
+        #expect(await events.next()?.label == "connect")
+        for index in 0..<8 {
+            let label = await events.next()?.label
+            #expect(label == "event flood [\(index)]", "\(String(describing: label))")
+        }
+    }
+
     @Test func serverAcksAreAnsweredOnceWithTheirID() async throws {
         let server = FakeSocketIOServer()
         let client = SocketIOClient(connector: server, clock: TestClock())

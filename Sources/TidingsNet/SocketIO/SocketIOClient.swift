@@ -9,7 +9,8 @@ import TidingsCore
 ///   exactly once, after the next successful connect; with a full buffer (or none) they fail at once
 ///   with ``SocketIOError/sendBufferFull`` (or ``SocketIOError/notConnected``).
 /// - Events the server sends before it answers the connect are delivered right after ``Event/connect``,
-///   in order, never dropped.
+///   in order, never dropped; more of them than ``Configuration/maximumBufferedEvents`` fail the attempt
+///   with ``SocketIOError/tooManyEarlyEvents`` (the socket is read meanwhile, so waiting would not bound them).
 /// - Every acknowledgement wait ends: with the server's arguments, ``SocketIOError/ackTimeout`` after
 ///   its timeout on the injected clock, ``SocketIOError/disconnected`` when the connection that carried
 ///   the emit drops, or ``SocketIOError/closed`` after ``disconnect()``.
@@ -256,13 +257,21 @@ public actor SocketIOClient {
     /// The task waiting for the namespace connect was cancelled: give up this attempt.
     private func connectCancelled(generation attempt: Int) {
         guard attempt == generation, state == .connecting else { return }
-        resolveConnect(CancellationError())
-        dropSession()
+        abandonConnect(CancellationError())
     }
 
     private func connectTimedOut(generation attempt: Int) {
         guard attempt == generation, state == .connecting else { return }
-        resolveConnect(SocketIOError(.ackTimeout, "the server did not answer the connect in time"))
+        abandonConnect(SocketIOError(.ackTimeout, "the server did not answer the connect in time"))
+    }
+
+    /// Gives up the attempt in progress: its waiter gets `error`, and whatever its session still delivers
+    /// (a connect answer that comes too late, more events) is ignored, so the client can never become
+    /// connected through an attempt its caller was told had failed.
+    private func abandonConnect(_ error: any Error) {
+        generation += 1
+        earlyEvents = []
+        resolveConnect(error)
         dropSession()
     }
 
@@ -323,13 +332,17 @@ public actor SocketIOClient {
         case .connectError:
             guard state == .connecting else { return }
             let message = packet.data?["message"]?.stringValue ?? packet.data?.stringValue ?? "refused"
-            resolveConnect(SocketIOError(.connectRefused, message, data: packet.data?["data"] ?? packet.data))
-            dropSession()
+            abandonConnect(SocketIOError(.connectRefused, message, data: packet.data?["data"] ?? packet.data))
         case .event, .binaryEvent:
             if state == .connected {
                 deliver(packet)
-            } else {
+            } else if earlyEvents.count < configuration.maximumBufferedEvents {
                 earlyEvents.append(packet)
+            } else {
+                abandonConnect(
+                    SocketIOError(
+                        .tooManyEarlyEvents,
+                        "more than \(configuration.maximumBufferedEvents) events before the connect answer"))
             }
         case .ack, .binaryAck:
             guard let id = packet.id else { return }

@@ -8,7 +8,7 @@ import TidingsCore
 public struct SocketIOError: TidingsError {
     enum Code: String, Sendable, Hashable {
         case malformedPacket, unexpectedAttachment, connectRefused, notConnected, sendBufferFull
-        case ackTimeout, disconnected, reconnectFailed, closed, transportFailed
+        case ackTimeout, disconnected, reconnectFailed, closed, transportFailed, tooManyEarlyEvents
     }
 
     let code: Code
@@ -47,6 +47,10 @@ public struct SocketIOError: TidingsError {
     public static let closed = SocketIOError(.closed)
     /// The server could not be reached or the Engine.IO session failed; ``detail`` names the error.
     public static let transportFailed = SocketIOError(.transportFailed)
+    /// The server sent more events before answering the namespace connect than
+    /// ``SocketIOClient/Configuration/maximumBufferedEvents`` allows; the attempt was given up rather than
+    /// holding an unbounded backlog.
+    public static let tooManyEarlyEvents = SocketIOError(.tooManyEarlyEvents)
 
     /// The kind and the detail; never the payload.
     public var description: String { detail.isEmpty ? "SocketIOError.\(code)" : "SocketIOError.\(code): \(detail)" }

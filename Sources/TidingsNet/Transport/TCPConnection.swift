@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -225,35 +226,71 @@ struct ResolvedAddress: Sendable {
 }
 
 /// Resolves `host` off the cooperative pool, since `getaddrinfo` blocks.
-func resolve(host: String, port: Int) async throws -> [ResolvedAddress] {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
-            var hints = addrinfo()
-            hints.ai_socktype = socketStreamType
-            hints.ai_family = AF_UNSPEC
-            var list: UnsafeMutablePointer<addrinfo>?
-            let status = getaddrinfo(host, String(port), &hints, &list)
-            guard status == 0, let first = list else {
-                let detail = String(cString: gai_strerror(status))
-                continuation.resume(
-                    throwing: TransportError(kind: .hostNotFound, operation: "resolve", host: host, detail: detail))
-                return
+///
+/// The wait honours cancellation (and so every deadline around it): a cancelled caller gets a
+/// `CancellationError` at once, and a lookup that is still running finishes on its own thread and is
+/// dropped. `getaddrinfo` itself cannot be interrupted, and a resolver that never answers would otherwise
+/// hold a connect past its timeout.
+func resolve(
+    host: String, port: Int,
+    lookup: @escaping @Sendable (String, Int) -> Result<[ResolvedAddress], TransportError> = lookUpAddresses
+) async throws -> [ResolvedAddress] {
+    let outcome = Mutex<OneShotResolution?>(nil)
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[ResolvedAddress], any Error>) in
+            let resolution = OneShotResolution(continuation)
+            outcome.withLock { $0 = resolution }
+            if Task.isCancelled { resolution.finish(.failure(CancellationError())) }
+            DispatchQueue.global().async {
+                resolution.finish(lookup(host, port).mapError { $0 })
             }
-            defer { freeaddrinfo(first) }
-            var addresses: [ResolvedAddress] = []
-            var cursor: UnsafeMutablePointer<addrinfo>? = first
-            while let entry = cursor {
-                if let address = entry.pointee.ai_addr {
-                    let length = Int(entry.pointee.ai_addrlen)
-                    let bytes = Array(UnsafeRawBufferPointer(start: address, count: length))
-                    addresses.append(
-                        ResolvedAddress(family: entry.pointee.ai_family, storage: bytes, length: socklen_t(length)))
-                }
-                cursor = entry.pointee.ai_next
-            }
-            continuation.resume(returning: addresses)
         }
+    } onCancel: {
+        outcome.withLock { $0 }?.finish(.failure(CancellationError()))
     }
+}
+
+/// A continuation resumed by the first of the lookup and the caller's cancellation.
+private final class OneShotResolution: Sendable {
+    private let continuation: Mutex<CheckedContinuation<[ResolvedAddress], any Error>?>
+
+    init(_ continuation: CheckedContinuation<[ResolvedAddress], any Error>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func finish(_ result: Result<[ResolvedAddress], any Error>) {
+        let waiting = continuation.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+        waiting?.resume(with: result)
+    }
+}
+
+/// `getaddrinfo` for a stream socket to `host`:`port`; blocks, so it must run off the cooperative pool.
+func lookUpAddresses(host: String, port: Int) -> Result<[ResolvedAddress], TransportError> {
+    var hints = addrinfo()
+    hints.ai_socktype = socketStreamType
+    hints.ai_family = AF_UNSPEC
+    var list: UnsafeMutablePointer<addrinfo>?
+    let status = getaddrinfo(host, String(port), &hints, &list)
+    guard status == 0, let first = list else {
+        let detail = String(cString: gai_strerror(status))
+        return .failure(TransportError(kind: .hostNotFound, operation: "resolve", host: host, detail: detail))
+    }
+    defer { freeaddrinfo(first) }
+    var addresses: [ResolvedAddress] = []
+    var cursor: UnsafeMutablePointer<addrinfo>? = first
+    while let entry = cursor {
+        if let address = entry.pointee.ai_addr {
+            let length = Int(entry.pointee.ai_addrlen)
+            let bytes = Array(UnsafeRawBufferPointer(start: address, count: length))
+            addresses.append(
+                ResolvedAddress(family: entry.pointee.ai_family, storage: bytes, length: socklen_t(length)))
+        }
+        cursor = entry.pointee.ai_next
+    }
+    return .success(addresses)
 }
 
 #if canImport(Glibc)

@@ -531,13 +531,18 @@ import TidingsCore
     }
 #endif
 
-/// Whether `name` can be checked against a certificate: a non-empty DNS name of at most 253 bytes
-/// made of printable ASCII without spaces, or an IP literal.
+/// Whether `name` can be checked against a certificate: an IP literal, or a DNS name of at most 253
+/// bytes of printable ASCII without spaces or `*`, made of non-empty labels.
+///
+/// OpenSSL reads some names as patterns rather than names: an empty one clears the check, and one with a
+/// leading dot (`.com`) matches every subdomain, so either would accept any trusted certificate.
 func isUsableHostName(_ name: String) -> Bool {
     let bytes = Array(name.utf8)
     guard !bytes.isEmpty, bytes.count <= 253 else { return false }
     if isIPAddress(name) { return true }
-    return bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F } && !bytes.allSatisfy { $0 == UInt8(ascii: ".") }
+    let dot = UInt8(ascii: ".")
+    return bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "*") }
+        && bytes.split(separator: dot, omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty }
 }
 
 /// Whether `host` is an IPv4 or IPv6 literal (certificates name those in IP SANs, not DNS SANs).

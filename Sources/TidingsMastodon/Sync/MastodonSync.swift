@@ -8,7 +8,9 @@ import TidingsCore
 /// Guarantees:
 /// - Each account's capabilities are fetched when it is added and on ``refreshCapabilities(account:)``; the
 ///   engine and the scheduler get them, so a v1-only server is not asked v2 first and the tiers are chosen
-///   again whenever they change.
+///   again whenever they change. An account added while its server could not be reached (an offline launch)
+///   gets them, its filters and the server's markers on the next foreground or satisfied network path, and
+///   its stream when the tiers then allow one.
 /// - The user stream runs for the active account only, while the app is in the foreground and online, the
 ///   server offers streaming and the account is signed in (``MastodonTierPolicy``); it closes at once when the
 ///   app goes to the background, goes offline or another account becomes active. Its state is reported to
@@ -51,11 +53,12 @@ public actor MastodonSync {
 
     /// Work an app-state change starts for an account, off the caller's path (one worker task per account).
     enum Housekeeping: Sendable {
-        /// Foreground: the server's markers read, then the outbox replayed.
+        /// Foreground: what the launch missed, the server's markers read, then the outbox replayed.
         case foreground
         /// Background: the pending markers posted at once (the debounce would not outlive suspension).
         case background
-        /// The network path returned: a marker post that waited for it, then the outbox replayed.
+        /// The network path returned: what the launch missed (capabilities, filters, the server's markers), a
+        /// marker post that waited for it, then the outbox replayed.
         case networkReturn
     }
 
@@ -179,6 +182,7 @@ public actor MastodonSync {
         account.tasks.append(
             Task { [weak self] in
                 for await job in jobs {
+                    await self?.fetchWhatLaunchMissed(key, engine: engine, job: job)
                     await Self.run(job, on: engine)
                     await self?.housekeepingDone(key)
                 }
@@ -325,7 +329,9 @@ public actor MastodonSync {
             enqueueHousekeeping(.foreground)
         case .foreground(let isForeground) where !isForeground && wasForeground:
             enqueueHousekeeping(.background)
-        case .networkPath where resume:
+        case .networkPath(let path) where resume || (path.satisfied && lacksCapabilities):
+            // Also on a path update that finds the sync object already online: a path monitor that reports
+            // late leaves an offline launch believing it was online, and nothing else would fetch again.
             enqueueHousekeeping(.networkReturn)
         default:
             break
@@ -360,6 +366,28 @@ public actor MastodonSync {
         let waiters = settleWaiters
         settleWaiters = []
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Whether an account was added without its capabilities (the server was unreachable or failed).
+    private var lacksCapabilities: Bool { accounts.values.contains { $0.capabilities == nil } }
+
+    /// Before a foreground's or a network return's housekeeping: what an offline (or failed) launch could not
+    /// fetch — the capabilities, then the filters and the stream they allow, and the server's markers (the
+    /// foreground job reads them anyway). Nothing is asked for an account whose capabilities are known and
+    /// whose markers were read, so a return costs no request more than before.
+    private func fetchWhatLaunchMissed(_ key: String, engine: MastodonAccountEngine, job: Housekeeping) async {
+        guard job != .background, online, accounts[key]?.engine === engine,
+            engine.client.authorization.authState == .signedIn
+        else { return }
+        if accounts[key]?.capabilities == nil {
+            guard let fetched = try? await engine.capabilities(), accounts[key]?.engine === engine else { return }
+            accounts[key]?.capabilities = fetched
+            broadcaster.publish(.capabilities(account: key, fetched))
+            await scheduler.updateAccount(key, capabilities: fetched, push: accounts[key]?.push ?? .none)
+            _ = try? await engine.refreshFilters()
+            await reevaluateStreams(resume: true)
+        }
+        if job == .networkReturn, await !engine.serverMarkersRead { _ = try? await engine.syncMarkers() }
     }
 
     private static func run(_ job: Housekeeping, on engine: MastodonAccountEngine) async {

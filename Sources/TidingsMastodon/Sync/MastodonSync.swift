@@ -543,7 +543,8 @@ public actor MastodonSync {
         let stream = MastodonUserStream(
             engine: engine, connector: streamConnector, clock: clock,
             onFiltersChanged: { [weak engine] in _ = try? await engine?.refreshFilters() },
-            onNotification: { [weak self] notification in await self?.streamed(notification, account: key) })
+            onNotification: { [weak self] notification in await self?.streamed(notification, account: key) },
+            gate: accounts[key]?.gate)
         let states = stream.stateChanges()
         accounts[key]?.stream = stream
         accounts[key]?.tasks.append(

@@ -142,15 +142,18 @@ extension MastodonAccountEngine {
     }
 
     /// Writes the server's view of the status (`confirmed`, the one `target` is or boosts) into every cached
-    /// copy of it, then the effects of actions still pending on it; returns the rows it wrote.
+    /// copy of it — keeping the copy's reader state where the answer leaves it out — then the effects of
+    /// actions still pending on it; returns the rows it wrote.
     func reconcile(_ target: ServerID, with confirmed: MastodonStatus, in db: SQLiteConnection) throws -> [ServerID] {
         guard try store.status(account: account, id: target, in: db) != nil else { return [] }
+        // A sparse answer (null flags) says nothing of the reader's other state: what the copy shows stays.
         let written = try updateCopies(of: confirmed.id, in: db) { copy in
             var status = copy
-            if status.reblog != nil, status.id != confirmed.id {
-                status.reblog = confirmed  // a boost: its boosted status is what was confirmed
+            if let inner = status.reblog, status.id != confirmed.id {
+                // A boost: its boosted status is what was confirmed.
+                status.reblog = MastodonStatusPayload.fillingUnknownReaderState(old: inner, new: confirmed)
             } else {
-                status = confirmed
+                status = MastodonStatusPayload.fillingUnknownReaderState(old: copy, new: confirmed)
             }
             return status
         }

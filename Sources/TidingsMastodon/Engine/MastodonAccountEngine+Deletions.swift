@@ -103,7 +103,8 @@ extension MastodonAccountEngine {
     /// Writes a new version of `status` into its own cached row and into every cached copy of the status it is
     /// (or, for a boost, boosts): the row of that status and the copy each cached boost embeds. With
     /// `keepingReaderState` (a stream's edit, which carries no reader's view) the reader's state of each old copy
-    /// is kept; otherwise (an answer to the reader's token) the server's is written. A copy whose `edited_at`
+    /// is kept; otherwise (an answer to the reader's token) the server's is written wherever it sends one, the
+    /// old copy's where it sends null or nothing (a sparse server). A copy whose `edited_at`
     /// moved is marked edited. Then the pending actions' effects are put back on every copy. Returns the rows
     /// written.
     func writeNewVersion(
@@ -113,7 +114,11 @@ extension MastodonAccountEngine {
         var written: [ServerID] = []
         func write(_ old: MastodonStatus, _ new: MastodonStatus) throws {
             // For a boost the merge reaches the status it embeds too.
-            let merged = keepingReaderState ? MastodonStatusPayload.keepingReaderState(old: old, new: new) : new
+            // The server's answer wins where it speaks; a sparse one (null flags) keeps what this device knew.
+            let merged =
+                keepingReaderState
+                ? MastodonStatusPayload.keepingReaderState(old: old, new: new)
+                : MastodonStatusPayload.fillingUnknownReaderState(old: old, new: new)
             // The stream's edit of a cached status is told even when nothing differs (it was edited).
             guard merged != old || (keepingReaderState && old.id == status.id) else { return }
             let payload = try MastodonStatusPayload.encode(merged)

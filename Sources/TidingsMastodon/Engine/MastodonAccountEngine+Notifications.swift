@@ -98,7 +98,8 @@ extension MastodonAccountEngine {
     /// stores them: v2 grouped by `group_key` where the server has it, v1 otherwise. It pages upward along the
     /// `Link` header's `prev` cursor until the server links no newer page, up to ``notificationPagesPerPoll``
     /// requests; what is still left sets ``hasNotificationBacklog``. A rate limit on a page after the first ends
-    /// the poll with what was stored (backlog set), not an error.
+    /// the poll with what was stored (backlog set), not an error; any other failure or a cancellation after the
+    /// first page keeps what was stored, sets the backlog and is thrown.
     ///
     /// Why `Link` and not the count: servers filter after paging, so a `min_id` page comes back shorter than the
     /// limit while newer notifications remain; Mastodon sends `prev` on every page that paged over something, and
@@ -119,6 +120,11 @@ extension MastodonAccountEngine {
                 cursor = page.newer
             } catch let error as MastodonError where error == .rateLimited && pages > 0 {
                 break
+            } catch {
+                // Cut short after a page (the background refresh's budget cancelled it, a failure): the pages
+                // stored stay, and what the server still links is a backlog for the next poll.
+                if pages > 0 { notificationsBacklogged = true }
+                throw error
             }
             pages += 1
             newerRemain = cursor != nil

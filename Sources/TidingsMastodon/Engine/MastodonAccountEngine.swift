@@ -138,14 +138,21 @@ public actor MastodonAccountEngine: MastodonPollTarget {
     }
 
     /// Loads the next page into the gap at `position` of `timeline`, from `side` (the newer side by default:
-    /// only it can close a gap).
+    /// only it can close a gap). The open gap on top of the timeline is loaded as a refresh, so it joins a
+    /// refresh of the timeline in flight (and a later refresh joins it): one request, one page applied.
     ///
     /// - Throws: ``MastodonTimelineError`` when there is no open gap there; otherwise as ``refresh(_:)``.
     @discardableResult
     public func loadGap(
         _ timeline: String = MastodonTimelineKey.homeTimeline, position: Int64, side: MastodonGapSide = .newer
     ) async throws -> MastodonTimelineApplyResult {
-        try await load(.loadGap(position: position, side: side), timeline: timeline)
+        let key = MastodonTimelineKey(account: account, timeline: timeline)
+        // The planner plans the gap on top as a refresh; outside the single flight a concurrent refresh (the
+        // stream's, a tick's) would send the same `min_id` and apply its page again on a stale plan.
+        if MastodonTimelinePlanner.isTopGap(position, in: try readNow({ db in try store.entries(key, in: db) })) {
+            return try await refresh(timeline)
+        }
+        return try await load(.loadGap(position: position, side: side), timeline: timeline)
     }
 
     func load(_ request: MastodonTimelineRequest, timeline: String) async throws -> MastodonTimelineApplyResult {

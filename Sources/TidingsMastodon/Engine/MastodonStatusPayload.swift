@@ -45,6 +45,32 @@ public enum MastodonStatusPayload {
         return merged
     }
 
+    /// `new` (the server's answer to the reader's token) with the reader's state of `old` only where `new` says
+    /// nothing: a flag that is nil, a poll whose `voted` is nil; for the status and the one it boosts.
+    ///
+    /// Why: a refetch or a deletion re-check is the server's view and wins where it speaks, but servers that
+    /// send the reader's flags as null or leave them out (Pleroma, Akkoma) would otherwise erase a favourite
+    /// or bookmark this device knew.
+    static func fillingUnknownReaderState(old: MastodonStatus, new: MastodonStatus) -> MastodonStatus {
+        var merged = new
+        merged.favourited = new.favourited ?? old.favourited
+        merged.reblogged = new.reblogged ?? old.reblogged
+        merged.bookmarked = new.bookmarked ?? old.bookmarked
+        merged.pinned = new.pinned ?? old.pinned
+        merged.muted = new.muted ?? old.muted
+        if let oldPoll = old.poll, var poll = merged.poll, oldPoll.id == poll.id, poll.voted == nil,
+            oldPoll.voted != nil
+        {
+            poll.voted = oldPoll.voted
+            poll.ownVotes = oldPoll.ownVotes
+            merged.poll = poll
+        }
+        if let oldInner = old.reblog, let newInner = new.reblog, oldInner.id == newInner.id {
+            merged.reblog = fillingUnknownReaderState(old: oldInner, new: newInner)
+        }
+        return merged
+    }
+
     /// The store's merge for ``MastodonTimelineStore/edit(account:id:payload:in:merge:)``: decodes both
     /// payloads and keeps the reader's state (see ``keepingReaderState(old:new:)``).
     @Sendable public static func mergeKeepingReaderState(_ old: Data, _ new: Data) throws -> Data {

@@ -37,6 +37,9 @@ extension MastodonAccountEngine {
     /// How many `POST /api/v1/markers` the engine sent.
     public var markerPostCount: Int { markerState.posts }
 
+    /// Whether the server's markers were read since launch (``syncMarkers()`` succeeded once).
+    var serverMarkersRead: Bool { markerState.fetched }
+
     /// `GET /api/v1/markers?timeline[]=home&timeline[]=notifications` (on launch and on foreground): merges the
     /// server's markers into this device's as the maximum, then posts what this device has read beyond them.
     ///

@@ -190,30 +190,40 @@ public actor MastodonPollScheduler {
 
     /// A push announced new notifications without naming them (a Nextcloud Social push): polls the account's
     /// notifications now, joining a poll of them in flight (a tick's or another push's), after a pending
-    /// `Retry-After`; nothing offline or for an unknown account. The request draws on the account's rate budget
-    /// like every other.
+    /// `Retry-After` and, while the server's reserve is reached (the account's gate), after its
+    /// `X-RateLimit-Reset`; nothing offline or for an unknown account. The request draws on the account's rate
+    /// budget like every other.
     ///
     /// - Returns: Whether a poll ran (joined or started).
     /// - Throws: The poll's error (a ``MastodonError``), or `CancellationError`.
     @discardableResult
     public func notificationsRequested(account key: String) async throws -> Bool {
         guard let state = accounts[key], path.satisfied else { return false }
-        let held = await state.loop.heldFor
-        if held > .zero { try await timeline.sleep(for: held) }
+        try await waitForBudget(state)
         return try await pollNotifications(key: key, target: state.account.target)
     }
 
     /// A timeline appeared on screen: one refresh of it, joining one in flight; waits for a pending
-    /// `Retry-After` first; nothing offline or for an unknown account.
+    /// `Retry-After` and, at the server's reserve (the account's gate), for its `X-RateLimit-Reset` first;
+    /// nothing offline or for an unknown account.
     ///
     /// - Returns: Whether a refresh ran (joined or started).
     /// - Throws: The refresh's error (a ``MastodonError``), or `CancellationError`.
     @discardableResult
     public func timelineAppeared(_ name: String, account key: String) async throws -> Bool {
         guard let state = accounts[key], path.satisfied else { return false }
+        try await waitForBudget(state)
+        return try await refresh(name, key: key, target: state.account.target)
+    }
+
+    /// Sleeps out the loop's hold (`Retry-After`, backoff), then the gate's pause: requests made beside the
+    /// ticks leave the server's reserve to the person as the ticks do.
+    private func waitForBudget(_ state: AccountState) async throws {
         let held = await state.loop.heldFor
         if held > .zero { try await timeline.sleep(for: held) }
-        return try await refresh(name, key: key, target: state.account.target)
+        guard let gate = state.account.gate else { return }
+        let pause = await gate.pause()
+        if pause > .zero { try await timeline.sleep(for: pause) }
     }
 
     /// When the app should schedule its next background refresh from now: the configured interval,

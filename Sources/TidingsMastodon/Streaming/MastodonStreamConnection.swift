@@ -30,10 +30,23 @@ extension MastodonUserStream {
         tls: TLSConfiguration = TLSConfiguration()
     ) -> MastodonStreamConnector {
         { url, headers in
-            let configuration = WebSocket.Configuration(
-                headers: headers, connectTimeout: connectTimeout, pingInterval: .seconds(30), tls: tls, clock: clock)
+            let configuration = webSocketConfiguration(
+                headers: headers, connectTimeout: connectTimeout, tls: tls, clock: clock)
             return MastodonWebSocketConnection(
                 socket: try await WebSocket.connect(to: url, configuration: configuration))
         }
+    }
+
+    /// The interval at which the user stream pings the server (seed 002: every 30 s).
+    static let pingInterval: Duration = .seconds(30)
+
+    /// The WebSocket configuration of a user-stream connection: the ping is the only liveness check (TidingsNet's
+    /// WebSocket has no read timeout, and none is wanted: a user stream may be silent for hours).
+    static func webSocketConfiguration(
+        headers: [(name: String, value: String)], connectTimeout: Duration, tls: TLSConfiguration,
+        clock: any Clock<Duration>
+    ) -> WebSocket.Configuration {
+        WebSocket.Configuration(
+            headers: headers, connectTimeout: connectTimeout, pingInterval: pingInterval, tls: tls, clock: clock)
     }
 }

@@ -18,6 +18,9 @@ import TidingsNet
 ///   dropped within 30 s of opening counts as one) and it gives up with a reason (``state``) until
 ///   ``resume()``. A refused token gives up at once.
 /// - ``stop()`` (the app went to the background) closes the socket at once.
+/// - With a `gate`, the refreshes and polls the stream starts on its own wait while the server's reserve is
+///   reached (`X-RateLimit-Remaining` at the gate's reserve) until `X-RateLimit-Reset`, gathering what arrives
+///   meanwhile into that one request; a backfill due then is deferred the same way.
 public actor MastodonUserStream {
     /// Failures in a row after which the stream gives up.
     public static let maximumFailures = 5
@@ -35,6 +38,7 @@ public actor MastodonUserStream {
     private let timeline: Timeline
     private let onFiltersChanged: @Sendable () async -> Void
     private let onNotification: @Sendable (MastodonNotification) async -> Void
+    private let gate: PollBudgetGate?
     private var backoff: Backoff
     private let broadcaster = ChangeBroadcaster<MastodonStreamState> { _ in .stopped }
     private var runTask: Task<Void, Never>?
@@ -63,13 +67,17 @@ public actor MastodonUserStream {
     ///   - onFiltersChanged: Called on `filters_changed` (the app refetches its filters).
     ///   - onNotification: Called with each `notification` event's notification, at once (before the coalesced
     ///     poll stores it): the notification policy's stream path (TidingsPush's `MastodonNotificationRaiser`).
+    ///   - gate: The account's polling gate; the stream's own refreshes and polls wait while it pauses (nil:
+    ///     they never wait).
     public init(
         engine: MastodonAccountEngine, connector: MastodonStreamConnector? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
         backoff: Backoff = Backoff(base: .seconds(1), cap: .seconds(60)),
         onFiltersChanged: @escaping @Sendable () async -> Void = {},
-        onNotification: @escaping @Sendable (MastodonNotification) async -> Void = { _ in }
+        onNotification: @escaping @Sendable (MastodonNotification) async -> Void = { _ in },
+        gate: PollBudgetGate? = nil
     ) {
+        self.gate = gate
         self.engine = engine
         self.clock = clock
         self.timeline = Timeline(clock)
@@ -202,6 +210,13 @@ public actor MastodonUserStream {
 
     /// After a (re)connect: what was posted or notified while the socket was down.
     private func backfill() async {
+        // At the server's reserve the backfill waits like any refresh the stream starts; events read meanwhile
+        // join it.
+        if let gate, await gate.pause() > .zero {
+            markHomeDue()
+            markNotificationsDue()
+            return
+        }
         _ = try? await engine.refresh()
         _ = try? await engine.pollNotifications()
     }
@@ -247,6 +262,7 @@ public actor MastodonUserStream {
         let clock = clock
         homeDue = Task {
             do { try await clock.sleep(for: Self.updateCoalescing) } catch { return }
+            guard await self.waitForBudget() else { return }
             await self.refreshHome()
         }
     }
@@ -262,6 +278,7 @@ public actor MastodonUserStream {
         let clock = clock
         notificationsDue = Task {
             do { try await clock.sleep(for: Self.notificationCoalescing) } catch { return }
+            guard await self.waitForBudget() else { return }
             await self.pollNotifications()
         }
     }
@@ -270,6 +287,18 @@ public actor MastodonUserStream {
         notificationsDue = nil
         notificationPollsTriggered += 1
         _ = try? await engine.pollNotifications()
+    }
+
+    /// Sleeps on the clock while the gate pauses (the server's reserve is reached, a `Retry-After` holds); false
+    /// when the stream stopped meanwhile. A few rounds at most: the budget's reset moves on with each answer.
+    private func waitForBudget() async -> Bool {
+        guard let gate else { return true }
+        for _ in 0..<3 {
+            let pause = await gate.pause()
+            guard pause > .zero else { return true }
+            do { try await clock.sleep(for: pause) } catch { return false }
+        }
+        return !Task.isCancelled
     }
 
     /// `<base>/api/v1/streaming?stream=user`: the streaming API's base URL with the user stream's path.

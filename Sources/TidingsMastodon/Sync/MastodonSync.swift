@@ -8,7 +8,9 @@ import TidingsCore
 /// Guarantees:
 /// - Each account's capabilities are fetched when it is added and on ``refreshCapabilities(account:)``; the
 ///   engine and the scheduler get them, so a v1-only server is not asked v2 first and the tiers are chosen
-///   again whenever they change.
+///   again whenever they change. An account added while its server could not be reached (an offline launch)
+///   gets them, its filters and the server's markers on the next foreground or satisfied network path, and
+///   its stream when the tiers then allow one.
 /// - The user stream runs for the active account only, while the app is in the foreground and online, the
 ///   server offers streaming and the account is signed in (``MastodonTierPolicy``); it closes at once when the
 ///   app goes to the background, goes offline or another account becomes active. Its state is reported to
@@ -32,9 +34,11 @@ import TidingsCore
 /// - Requests are paced by default (``MastodonRateLimiting``): per account and endpoint family from the
 ///   server's headers, and per host across every account (one politeness bucket), polling held by a gate over
 ///   the same budget.
-/// - ``maintenance()`` sweeps each store once per call within ``MastodonMaintenancePolicy/retention`` and
-///   re-checks cached statuses for deletions at most once per ``MastodonMaintenancePolicy/recheckInterval``
-///   per account, through the account's rate budget.
+/// - ``maintenance()`` sweeps each store once per call within ``MastodonMaintenancePolicy/retention``.
+/// - Cached statuses are re-checked for deletions (what was deleted while offline) at the end of the
+///   foreground's and the network return's housekeeping and in ``maintenance()``, at most once per
+///   ``MastodonMaintenancePolicy/recheckInterval`` per account, through the account's rate budget; the
+///   housekeeping runs skip it while the server's reserve is reached (the polling gate).
 public actor MastodonSync {
     private struct Account {
         let engine: MastodonAccountEngine
@@ -44,6 +48,8 @@ public actor MastodonSync {
         var onNotification: (@Sendable (MastodonNotification) async -> Void)?
         var tasks: [Task<Void, Never>] = []
         var lastRecheck: Duration?
+        /// The gate the account's polling consults; automatic work beside the ticks consults it too.
+        var gate: PollBudgetGate?
         /// The account's housekeeping jobs, run one after another by its one worker task.
         var housekeeping: AsyncStream<Housekeeping>.Continuation?
         var outboxRetry: Task<Void, Never>?
@@ -51,11 +57,12 @@ public actor MastodonSync {
 
     /// Work an app-state change starts for an account, off the caller's path (one worker task per account).
     enum Housekeeping: Sendable {
-        /// Foreground: the server's markers read, then the outbox replayed.
+        /// Foreground: what the launch missed, the server's markers read, then the outbox replayed.
         case foreground
         /// Background: the pending markers posted at once (the debounce would not outlive suspension).
         case background
-        /// The network path returned: a marker post that waited for it, then the outbox replayed.
+        /// The network path returned: what the launch missed (capabilities, filters, the server's markers), a
+        /// marker post that waited for it, then the outbox replayed.
         case networkReturn
     }
 
@@ -159,7 +166,7 @@ public actor MastodonSync {
         let capabilities = try? await engine.capabilities()
         // Filters at sign-in and launch; a server without them (Nextcloud Social) or offline leaves them nil.
         if capabilities != nil { _ = try? await engine.refreshFilters() }
-        var account = Account(engine: engine, capabilities: capabilities, push: push)
+        var account = Account(engine: engine, capabilities: capabilities, push: push, gate: gate)
         let changes = engine.changes()
         account.tasks.append(
             Task { [weak self] in
@@ -179,7 +186,9 @@ public actor MastodonSync {
         account.tasks.append(
             Task { [weak self] in
                 for await job in jobs {
+                    await self?.fetchWhatLaunchMissed(key, engine: engine, job: job)
                     await Self.run(job, on: engine)
+                    if job != .background { await self?.recheckIfDue(key, engine: engine) }
                     await self?.housekeepingDone(key)
                 }
             })
@@ -325,7 +334,9 @@ public actor MastodonSync {
             enqueueHousekeeping(.foreground)
         case .foreground(let isForeground) where !isForeground && wasForeground:
             enqueueHousekeeping(.background)
-        case .networkPath where resume:
+        case .networkPath(let path) where resume || (path.satisfied && lacksCapabilities):
+            // Also on a path update that finds the sync object already online: a path monitor that reports
+            // late leaves an offline launch believing it was online, and nothing else would fetch again.
             enqueueHousekeeping(.networkReturn)
         default:
             break
@@ -360,6 +371,28 @@ public actor MastodonSync {
         let waiters = settleWaiters
         settleWaiters = []
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Whether an account was added without its capabilities (the server was unreachable or failed).
+    private var lacksCapabilities: Bool { accounts.values.contains { $0.capabilities == nil } }
+
+    /// Before a foreground's or a network return's housekeeping: what an offline (or failed) launch could not
+    /// fetch — the capabilities, then the filters and the stream they allow, and the server's markers (the
+    /// foreground job reads them anyway). Nothing is asked for an account whose capabilities are known and
+    /// whose markers were read, so a return costs no request more than before.
+    private func fetchWhatLaunchMissed(_ key: String, engine: MastodonAccountEngine, job: Housekeeping) async {
+        guard job != .background, online, accounts[key]?.engine === engine,
+            engine.client.authorization.authState == .signedIn
+        else { return }
+        if accounts[key]?.capabilities == nil {
+            guard let fetched = try? await engine.capabilities(), accounts[key]?.engine === engine else { return }
+            accounts[key]?.capabilities = fetched
+            broadcaster.publish(.capabilities(account: key, fetched))
+            await scheduler.updateAccount(key, capabilities: fetched, push: accounts[key]?.push ?? .none)
+            _ = try? await engine.refreshFilters()
+            await reevaluateStreams(resume: true)
+        }
+        if job == .networkReturn, await !engine.serverMarkersRead { _ = try? await engine.syncMarkers() }
     }
 
     private static func run(_ job: Housekeeping, on engine: MastodonAccountEngine) async {
@@ -409,7 +442,8 @@ public actor MastodonSync {
     // MARK: Maintenance
 
     /// The platform's maintenance window: one retention sweep pass per store, and deletion re-checks of each
-    /// account's newest cached Home statuses when its last re-check is older than the policy's interval.
+    /// account's newest cached Home statuses when its last re-check (here or after a foreground or network
+    /// return) is older than the policy's interval.
     /// A failing re-check deletes nothing and is tried again at the next call. Then the policy's image cache
     /// is evicted down to its capacity and its staging directory of copied uploads swept.
     ///
@@ -424,26 +458,51 @@ public actor MastodonSync {
             report.swept[key] = try await store.sweep(maintenancePolicy.retention)
         }
         for key in accounts.keys.sorted() {
-            guard let account = accounts[key] else { continue }
-            let now = timeline.elapsed
-            let due = account.lastRecheck.map { now - $0 >= maintenancePolicy.recheckInterval } ?? true
-            guard due, online, maintenancePolicy.recheckLimit > 0,
-                account.engine.client.authorization.authState == .signedIn
-            else {
-                report.recheckSkipped.append(key)
-                continue
-            }
-            do {
-                let deleted = try await account.engine.recheckCachedStatuses(limit: maintenancePolicy.recheckLimit)
-                accounts[key]?.lastRecheck = timeline.elapsed
-                report.rechecked[key] = deleted.count
-            } catch {
-                report.recheckFailed.append(key)
+            guard let engine = accounts[key]?.engine else { continue }
+            switch await recheckIfDue(key, engine: engine, heedingReserve: false) {
+            case .rechecked(let deleted): report.rechecked[key] = deleted
+            case .skipped: report.recheckSkipped.append(key)
+            case .failed: report.recheckFailed.append(key)
             }
         }
         report.imageCache = try await maintenancePolicy.imageCache?.evict()
         report.uploadsSwept = try await maintenancePolicy.uploads?.sweep() ?? []
         return report
+    }
+
+    /// What a deletion re-check of one account came to.
+    enum RecheckOutcome {
+        /// It ran; how many cached statuses the server no longer has.
+        case rechecked(Int)
+        /// Not due (within the interval), offline, signed out or refused, or (automatic runs) at the reserve.
+        case skipped
+        /// A request failed: nothing was deleted, and the next chance tries again.
+        case failed
+    }
+
+    /// Re-checks the account's newest cached Home statuses for deletions (Mastodon tells them only over the
+    /// stream, so what was deleted while offline is found here) when its last re-check is older than the
+    /// policy's interval. Run by ``maintenance()`` and at the end of the foreground's and the network return's
+    /// housekeeping; the requests wait for the account's rate budget, and the automatic runs leave the
+    /// server's reserve (the polling gate) to the person, trying again at the next chance.
+    @discardableResult
+    func recheckIfDue(
+        _ key: String, engine: MastodonAccountEngine, heedingReserve: Bool = true
+    ) async -> RecheckOutcome {
+        guard let account = accounts[key], account.engine === engine else { return .skipped }
+        let due = account.lastRecheck.map { timeline.elapsed - $0 >= maintenancePolicy.recheckInterval } ?? true
+        guard due, online, maintenancePolicy.recheckLimit > 0, engine.client.authorization.authState == .signedIn
+        else { return .skipped }
+        if heedingReserve, let gate = account.gate, await gate.pause() > .zero { return .skipped }
+        // Marked before the requests, so a maintenance window during a housekeeping re-check does not repeat it.
+        accounts[key]?.lastRecheck = timeline.elapsed
+        do {
+            let deleted = try await engine.recheckCachedStatuses(limit: maintenancePolicy.recheckLimit)
+            return .rechecked(deleted.count)
+        } catch {
+            if accounts[key]?.engine === engine { accounts[key]?.lastRecheck = account.lastRecheck }
+            return .failed
+        }
     }
 
     // MARK: Streams
@@ -484,7 +543,8 @@ public actor MastodonSync {
         let stream = MastodonUserStream(
             engine: engine, connector: streamConnector, clock: clock,
             onFiltersChanged: { [weak engine] in _ = try? await engine?.refreshFilters() },
-            onNotification: { [weak self] notification in await self?.streamed(notification, account: key) })
+            onNotification: { [weak self] notification in await self?.streamed(notification, account: key) },
+            gate: accounts[key]?.gate)
         let states = stream.stateChanges()
         accounts[key]?.stream = stream
         accounts[key]?.tasks.append(

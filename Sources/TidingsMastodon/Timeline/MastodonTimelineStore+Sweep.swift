@@ -10,7 +10,8 @@ extension MastodonTimelineStore {
 
     /// Deletes, oldest first, what `retention` does not keep — timeline entries past each timeline's
     /// limit, notifications and grouped notifications past each account's, statuses nothing points at that were fetched longer ago
-    /// than the orphan age, expired deletion records — and at most `retention.maxRowsPerPass` rows.
+    /// than the orphan age, expired deletion records — and at most `retention.maxRowsPerPass` rows, gap entries
+    /// included.
     ///
     /// A timeline trimmed from below never ends in a gap. Deletion records are kept as long as statuses, so a
     /// page older than that could bring a deleted status back only after a week.
@@ -28,7 +29,10 @@ extension MastodonTimelineStore {
                 report.moreRemains = true
                 break
             }
-            let excess = min(count - keep, Int64(budget))
+            var excess = min(count - keep, Int64(budget))
+            // The first row kept must not be a gap (the timeline would end in one): it goes with the trim when
+            // the budget has room for it, otherwise the trim stops one row short, on a status.
+            if try isGap(key, offset: excess, in: db) { excess += excess < Int64(budget) ? 1 : -1 }
             try db.execute(
                 "DELETE FROM \(MastodonTimelineSchema.entries) WHERE rowid IN (SELECT rowid FROM "
                     + "\(MastodonTimelineSchema.entries) WHERE account = ? AND timeline = ? ORDER BY position LIMIT ?)",
@@ -36,7 +40,9 @@ extension MastodonTimelineStore {
             report.entries += db.changes
             budget -= db.changes
             if count - excess > keep { report.moreRemains = true }
-            report.entries += try dropBottomGaps(key, in: db)
+            let dropped = try dropBottomGaps(key, budget: budget, in: db)
+            report.entries += dropped
+            budget -= dropped
         }
         let keepNotifications = Int64(max(0, retention.notifications))
         report.notifications += try trimOldestPerAccount(
@@ -118,11 +124,22 @@ extension MastodonTimelineStore {
         return orphan != nil || tombstone != nil
     }
 
-    /// Deletes gap entries left at the bottom of `key` (not counted against the pass's budget: at most one
-    /// per trimmed timeline, since gaps never sit side by side).
-    func dropBottomGaps(_ key: MastodonTimelineKey, in db: SQLiteConnection) throws -> Int {
+    /// Whether the entry at `offset` from the bottom of `key` (0: the oldest) is a gap.
+    func isGap(_ key: MastodonTimelineKey, offset: Int64, in db: SQLiteConnection) throws -> Bool {
+        guard offset >= 0 else { return false }
+        let gap = try db.fetchOne(
+            Int64.self,
+            "SELECT status_id IS NULL FROM \(MastodonTimelineSchema.entries) WHERE account = ? AND timeline = ? "
+                + "ORDER BY position LIMIT 1 OFFSET ?",
+            [key.account, key.timeline, offset])
+        return gap == 1
+    }
+
+    /// Deletes gap entries left at the bottom of `key` (one written before trims avoided them), within
+    /// `budget`; returns how many went.
+    func dropBottomGaps(_ key: MastodonTimelineKey, budget: Int, in db: SQLiteConnection) throws -> Int {
         var dropped = 0
-        while let first = try entries(key, in: db).first, first.isGap {
+        while dropped < budget, let first = try entries(key, in: db).first, first.isGap {
             try deleteEntry(key, position: first.position, in: db)
             dropped += 1
         }

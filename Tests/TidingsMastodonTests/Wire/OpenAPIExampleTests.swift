@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TidingsCore
+import TidingsNet
 
 @testable import TidingsMastodon
 
@@ -91,6 +92,41 @@ struct OpenAPIExampleTests {
             #expect(instance.version == "3.5.3")
             #expect(instance.limits.maxCharacters == 500)
         }
+    }
+
+    /// `vote(poll:choices:)` answers a Poll; a status's `poll` is one too.
+    @Test func pollExamplesDecode() throws {
+        for body in [try Self.example("Poll200Example"), try Self.schemaExample("Poll")] {
+            let poll = try MastodonWire.decode(MastodonPoll.self, from: body)
+            #expect(poll.id == "34830")
+            let expiry = try #require(poll.expiresAt).timeIntervalSince1970
+            #expect(abs(expiry - 1_575_518_708.302) < 0.001, "2019-12-05T04:05:08.302Z")
+            #expect(poll.expired && !poll.multiple)
+            #expect(poll.voted == true && poll.ownVotes == [1])
+            #expect(poll.options.map(\.title) == ["accept", "deny"])
+            #expect(poll.options.map(\.votesCount) == [6, 4])
+        }
+    }
+
+    @Test func mediaAttachmentExampleDecodes() throws {
+        let media = try MastodonWire.decode(
+            MastodonMediaAttachment.self, from: try Self.example("MediaAttachment200Example"))
+        #expect(media.id == "22348641")
+        #expect(media.type == .image)
+        #expect(media.url?.lastPathComponent == "cebc6d51be03e509.jpeg")
+        #expect(media.previewURL?.path.contains("/small/") == true)
+        #expect(media.description == "test uploaded via api")
+        #expect(media.blurhash == "UFBWY:8_0Jxv4mx]t8t64.%M-:IUWGWAt6M}")
+    }
+
+    /// `setFollowing(_:account:)` reads a Relationship: following (or requested) is what it reports.
+    @Test(arguments: [("Relationship200Example", false), ("schema", true)])
+    func relationshipExamplesAnswerSetFollowing(_ example: (name: String, following: Bool)) async throws {
+        let body = try example.name == "schema" ? Self.schemaExample("Relationship") : Self.example(example.name)
+        let json = String(decoding: body, as: UTF8.self)
+        let transport = ScriptedTransport { _ in (200, [:], json) }
+        #expect(try await transport.client().setFollowing(true, account: "3") == example.following)
+        #expect(transport.requests.map(\.url.path) == ["/api/v1/accounts/3/follow"])
     }
 
     @Test func unreadCountExampleDecodes() throws {

@@ -12,7 +12,8 @@ import TidingsNet
 ///   only by the server's data (``OpenMatesSyncStatusTracker``); no timeout completes it.
 /// - Each event's store changes are one transaction (``OpenMatesStore/apply(_:)``).
 /// - A lost connection is reopened after a full-jitter backoff (1 → 30 s by default) on the injected clock;
-///   after ``Configuration/maximumReconnectAttempts`` failed attempts in a row the status is `failed`.
+///   after ``Configuration/maximumReconnectAttempts`` failed attempts in a row the status is `failed` until
+///   ``start()`` or ``reconnectNow()`` begins again; ``reconnectNow()`` also skips a backoff delay still to wait.
 /// - App-level pings go out every ``Configuration/pingInterval`` on the clock; one left without a `pong` for
 ///   ``Configuration/pongTimeout`` ends the connection (then reconnect and a new `phased_sync_request`); the
 ///   server's pings are answered with pongs.
@@ -191,12 +192,34 @@ public actor OpenMatesClient {
         }
     }
 
-    /// Starts connecting (and reconnecting); returns at once. Calling it again while running does nothing.
+    /// Starts connecting (and reconnecting); returns at once. Calling it again while running does nothing;
+    /// after a terminal failure (``OpenMatesSyncStatus/Connection/failed``) it starts over from `connecting`,
+    /// with a fresh count of reconnect attempts. After ``close()`` or ``logout()`` it does nothing.
     public func start() {
-        guard runTask == nil, !stopped else { return }
+        guard !stopped else { return }
+        if runTask != nil, tracker.status.connectionStatus != .failed { return }
+        // A failed run has returned already; cancelling it only makes sure no stale attempt touches the status.
+        runTask?.cancel()
         tracker.connecting()
         publishStatus()
         runTask = Task { await self.run() }
+    }
+
+    /// Tries to connect now instead of after the backoff delay still to wait, for the app's "the network
+    /// changed" notification: while reconnecting, the waiting attempt is replaced by one made at once (the
+    /// attempt count starts again, as for a new outage); after a terminal failure it is ``start()``. While
+    /// connecting or connected, and after ``close()`` or ``logout()``, it does nothing.
+    public func reconnectNow() {
+        guard !stopped else { return }
+        switch tracker.status.connectionStatus {
+        case .failed: start()
+        case .reconnecting:
+            runTask?.cancel()
+            tracker.reconnecting(attempt: 1)
+            publishStatus()
+            runTask = Task { await self.run() }
+        case .connecting, .connected, .disconnected: return
+        }
     }
 
     /// Stops the client: closes the connection, stops reconnecting and ends every change stream.

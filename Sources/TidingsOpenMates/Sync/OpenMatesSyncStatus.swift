@@ -13,7 +13,8 @@ public struct OpenMatesSyncStatus: Sendable, Hashable {
         /// The connection was lost; reconnect attempt `attempt` (1-based) is under way or waiting its delay.
         case reconnecting(attempt: Int)
         /// Reconnecting failed ``OpenMatesClient/Configuration/maximumReconnectAttempts`` times in a row: a
-        /// visible, terminal failure until the app starts the client again.
+        /// visible, terminal failure until the app starts the client again (``OpenMatesClient/start()`` or
+        /// ``OpenMatesClient/reconnectNow()``, which begin again from ``connecting``).
         case failed
     }
 

@@ -134,6 +134,10 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
         case .requestFreshSync: status.cacheIsPrimed = true
         case .initialSyncFailed(let message): status.lastError = "initial sync failed: \(message)"
         case .serverError(let message): status.lastError = message
+        // The public server answers `sync_offline_changes` this way without applying anything: a failure the UI
+        // shows, never a success.
+        case .offlineSyncReply(let processed, _, _) where processed == 0:
+            status.lastError = "offline_sync_complete: the server applied nothing"
         default: break
         }
         reevaluate(storedChatCount: storedChatCount)

@@ -25,7 +25,7 @@ final class OpenMatesClientHarness {
         self.server = server
         endpoint = try OpenMatesSandboxWebSocketServer(server: server)
         self.store = try store ?? OpenMatesStore.inMemory()
-        let base = endpoint.inProcessTransport(headers: ["Authorization": "Bearer \(server.token)"])
+        let base = endpoint.inProcessTransport(token: server.token)
         client = OpenMatesClient(
             configuration: configuration, transport: transport(base), store: self.store, clock: clock)
         changes = client.changes(bufferingLimit: 10_000)

@@ -16,7 +16,7 @@ import TidingsSandbox
 
         let store = try await OpenMatesStore.open(path: directory.path("om.sqlite"))
         let client = OpenMatesClient(
-            transport: endpoint.inProcessTransport(headers: ["Authorization": "Bearer \(sandbox.token)"]),
+            transport: endpoint.inProcessTransport(token: sandbox.token),
             store: store, clock: ContinuousClock())
         #expect(try await client.coldStart().chats.isEmpty)
         let changes = client.changes()

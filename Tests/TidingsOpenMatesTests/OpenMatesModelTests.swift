@@ -11,9 +11,11 @@ import TidingsSandbox
 /// `chat_deleted` reaches it) and client schedules (disconnects; relaunches with the same, a cleared or a
 /// damaged store; kills between two store transactions, then a relaunch on the same file; the five offline
 /// actions — send, delete message, pin, archive, hide — taken at random points, replayed after reconnects,
-/// relaunches and kills): after quiescence the store equals the server's view (its order, pinned chats first,
-/// every flag, and the deletions made while offline included), the action queue is empty, no deleted chat is
-/// back, every queued message reached the server exactly once (or its chat was deleted) and no action was
+/// relaunches and kills, and also taken during an offline period, queued and replayed when it ends): after
+/// quiescence the store equals the server's view (its order, pinned chats first, every flag, and the deletions
+/// made while offline included), the action queue is empty, no deleted chat is back, every queued action was
+/// announced exactly once, as `actionSucceeded` or `actionFailed` (whatever its kind, across relaunches on the
+/// same file), every queued message reached the server exactly once (or its chat was deleted) and no action was
 /// applied twice (the sandbox's `appliedActions`).
 ///
 /// Not modelled here: prefetch (`OpenMatesPrefetchModelTests`).
@@ -70,10 +72,53 @@ import TidingsSandbox
         }
     }
 
-    /// What the schedule queued: message IDs sent (by chat) and deleted, for the "never lost, never twice" check.
+    /// What the schedule queued: message IDs sent (by chat), and every queued action by store file and queue ID,
+    /// for the "never lost, never twice" checks.
     struct Queued {
         var sent: [String: String] = [:]
         var stamp = 0
+        /// Which store file the client runs on: queue IDs start over in a new one (cleared or damaged).
+        var generation = 0
+        /// `generation:queueID` of every action queued whose file is still the client's.
+        var actions: Set<String> = []
+
+        mutating func note(_ action: OpenMatesPendingAction?) {
+            if let action { actions.insert(ActionOutcomes.key(generation, action.id)) }
+        }
+    }
+
+    /// How often each queued action was announced (`actionSucceeded` or `actionFailed`), by `generation:queueID`,
+    /// read from a subscription each launch opens before the client starts.
+    final class ActionOutcomes: Sendable {
+        private let state = LockedState((counts: [String: Int](), lagged: false))
+
+        static func key(_ generation: Int, _ id: Int64) -> String { "\(generation):\(id)" }
+
+        func note(_ change: OpenMatesClient.Change, generation: Int) {
+            state.withLock { state in
+                switch change {
+                case .actionSucceeded(let action), .actionFailed(let action, _):
+                    state.counts[Self.key(generation, action.id), default: 0] += 1
+                case .lagged: state.lagged = true
+                default: break
+                }
+            }
+        }
+
+        var counts: [String: Int] { state.withLock { $0.counts } }
+        var lagged: Bool { state.withLock { $0.lagged } }
+    }
+
+    /// A client on `path` whose announcements `outcomes` collects until it is closed (the collector's task).
+    static func launch(
+        _ server: OpenMatesSandboxServer, path: String, generation: Int, outcomes: ActionOutcomes
+    ) async throws -> (OpenMatesClientHarness, Task<Void, Never>) {
+        var collector: Task<Void, Never>?
+        let harness = try await OpenMatesModel.launch(server, path: path) { harness in
+            let changes = harness.client.changes(bufferingLimit: 100_000)
+            collector = Task { for await change in changes { outcomes.note(change, generation: generation) } }
+        }
+        return (harness, try #require(collector))
     }
 
     /// One random offline action on a random chat; an action the store could not queue (a kill is armed) or
@@ -91,19 +136,17 @@ import TidingsSandbox
             let messageID = "local-\(queued.stamp)"
             // Client stamps above the server's clock, spaced so posts in between never overtake them.
             let created = 1_700_010_000 + queued.stamp * 1_000
-            if (try? await harness.client.sendMessage(
-                chatID: chat, messageID: messageID, encryptedContent: "sealed-\(messageID)", createdAt: created))
-                != nil
-            {
-                queued.sent[messageID] = chat
-            }
+            let action = try? await harness.client.sendMessage(
+                chatID: chat, messageID: messageID, encryptedContent: "sealed-\(messageID)", createdAt: created)
+            if action != nil { queued.sent[messageID] = chat }
+            queued.note(action)
         case 1:
             let messages = await server.chats[chat]?.messages.compactMap { $0["message_id"]?.stringValue } ?? []
             guard let messageID = messages.randomElement(using: &random) else { return }
-            _ = try? await harness.client.deleteMessage(chatID: chat, messageID: messageID)
-        case 2: _ = try? await harness.client.setPinned(value, chatID: chat)
-        case 3: _ = try? await harness.client.setArchived(value, chatID: chat)
-        default: _ = try? await harness.client.setHidden(value, chatID: chat)
+            queued.note(try? await harness.client.deleteMessage(chatID: chat, messageID: messageID))
+        case 2: queued.note(try? await harness.client.setPinned(value, chatID: chat))
+        case 3: queued.note(try? await harness.client.setArchived(value, chatID: chat))
+        default: queued.note(try? await harness.client.setHidden(value, chatID: chat))
         }
     }
 
@@ -120,12 +163,13 @@ import TidingsSandbox
         let path = directory.path("om.sqlite")
         var deleted: Set<String> = []
 
-        var harness = try await OpenMatesModel.launch(server, path: path)
-        #expect(await OpenMatesModel.settle(harness), "seed \(seed): first sync")
+        let outcomes = ActionOutcomes()
         var queued = Queued()
+        var (harness, collector) = try await launch(server, path: path, generation: 0, outcomes: outcomes)
+        #expect(await OpenMatesModel.settle(harness), "seed \(seed): first sync")
         for _ in 0..<Int.random(in: 0...7, using: &random) {
             let ids = await server.orderedChats.map(\.chatID)
-            switch Int.random(in: 0..<9, using: &random) {
+            switch Int.random(in: 0..<10, using: &random) {
             case 0:
                 guard let chat = ids.randomElement(using: &random) else { continue }
                 let posted = await server.postMessageFromOtherDevice(chatID: chat, role: "assistant")
@@ -149,6 +193,15 @@ import TidingsSandbox
                 }
                 #expect(await server.openConnectionCount == 0, "seed \(seed): deleted while offline")
                 #expect(await OpenMatesModel.settle(harness), "seed \(seed): back online")
+            case 9:
+                // An offline period with actions: queued while the client waits its reconnect delay (the clock
+                // stands still, so it stays offline), replayed once it is back.
+                #expect(await OpenMatesModel.disconnect(harness), "seed \(seed): offline for actions")
+                for _ in 0..<Int.random(in: 1...5, using: &random) {
+                    await randomAction(harness, server, &queued, &random)
+                }
+                #expect(await server.openConnectionCount == 0, "seed \(seed): actions taken offline")
+                #expect(await OpenMatesModel.settle(harness), "seed \(seed): back online after actions")
             case 3, 4:
                 for _ in 0..<Int.random(in: 1...3, using: &random) {
                     await randomAction(harness, server, &queued, &random)
@@ -169,18 +222,23 @@ import TidingsSandbox
                     return await harness.client.traffic.received["phased_sync_complete", default: 0] > completes
                 }
                 await harness.client.close()
+                await collector.value
                 harness.store.database.close()
-                harness = try await OpenMatesModel.launch(server, path: path)
+                (harness, collector) = try await launch(
+                    server, path: path, generation: queued.generation, outcomes: outcomes)
                 #expect(await OpenMatesModel.settle(harness), "seed \(seed): relaunch after a kill")
             default:
                 // Relaunch: the same store, a cleared one, or a damaged one (whose queue goes with the file:
                 // those actions are not counted as lost).
                 let damage = Int.random(in: 0..<3, using: &random)
                 await harness.client.close()
+                await collector.value
                 if damage != 0 {
                     for action in try harness.store.pendingActions() {
                         if let messageID = action.messageID { queued.sent[messageID] = nil }
+                        queued.actions.remove(ActionOutcomes.key(queued.generation, action.id))
                     }
+                    queued.generation += 1
                 }
                 harness.store.database.close()
                 switch damage {
@@ -193,7 +251,8 @@ import TidingsSandbox
                     await server.deleteChat(chat)
                     deleted.insert(chat)
                 }
-                harness = try await OpenMatesModel.launch(server, path: path)
+                (harness, collector) = try await launch(
+                    server, path: path, generation: queued.generation, outcomes: outcomes)
                 #expect(await OpenMatesModel.settle(harness), "seed \(seed): relaunch")
             }
         }
@@ -220,6 +279,16 @@ import TidingsSandbox
         let messageActions = applied.filter { $0.hasPrefix("send_message:") || $0.hasPrefix("delete_message:") }
         #expect(Set(messageActions).count == messageActions.count, "seed \(seed): an action applied twice")
         await harness.client.close()
+        await collector.value
         harness.store.database.close()
+        // Every queued action, of every kind, ended in exactly one announcement; none was announced twice.
+        let counts = outcomes.counts
+        #expect(!outcomes.lagged, "seed \(seed): a subscriber lagged")
+        for key in queued.actions.sorted() {
+            #expect(counts[key] == 1, "seed \(seed): action \(key) announced \(counts[key] ?? 0) times")
+        }
+        for (key, count) in counts.sorted(by: { $0.key < $1.key }) where count > 1 {
+            Issue.record("seed \(seed): action \(key) announced \(count) times")
+        }
     }
 }

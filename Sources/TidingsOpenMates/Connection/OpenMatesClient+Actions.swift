@@ -130,6 +130,25 @@ extension OpenMatesClient {
         return queued
     }
 
+    /// The offline actions that failed for good and were not dismissed, oldest first: the same failures
+    /// ``Change/actionFailed(_:_:)`` announced, still readable after the announcement and after a relaunch.
+    ///
+    /// - Throws: ``OpenMatesError/store``.
+    public func failedActions() throws(OpenMatesError) -> [OpenMatesFailedAction] {
+        do { return try store.failedActions() } catch {
+            throw OpenMatesError(.store, operation: "failedActions", detail: "\(error)")
+        }
+    }
+
+    /// Forgets a failed action once the user has seen it; an ID that is not (or no longer) there changes nothing.
+    ///
+    /// - Throws: ``OpenMatesError/store``; the record is kept then.
+    public func dismissFailedAction(id: Int64) throws(OpenMatesError) {
+        do { try store.dismissFailedAction(id: id) } catch {
+            throw OpenMatesError(.store, operation: "dismissFailedAction", detail: "\(error)")
+        }
+    }
+
     /// Sends the oldest queued action when connected and none is in flight.
     func replayNextAction() async {
         guard actionInFlight == nil, let open = channel, !stopped else { return }
@@ -210,14 +229,10 @@ extension OpenMatesClient {
             guard let action = try store.pendingActions().first(where: { $0.id == id }),
                 action.tries >= configuration.maximumActionTries
             else { return }
-            try store.abandon(action)
+            let failed = OpenMatesFailedAction(action: action, reason: "\(reason) (\(action.tries) tries)")
+            try store.abandon(action, reason: failed.reason)
             broadcaster.publish(.storeChanged)
-            broadcaster.publish(
-                .actionFailed(
-                    action,
-                    OpenMatesError(
-                        .actionFailed, operation: action.kind.rawValue,
-                        detail: "\(reason) (\(action.tries) tries)", chatIDs: [action.chatID])))
+            broadcaster.publish(.actionFailed(action, failed.error))
         } catch {
             broadcaster.publish(.failure(OpenMatesError(.store, operation: "recordFailure", detail: "\(error)")))
         }

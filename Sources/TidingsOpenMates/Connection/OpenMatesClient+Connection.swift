@@ -20,6 +20,9 @@ extension OpenMatesClient {
             next = await reconnect()
             if next == nil { return }
         }
+        // Cancelled (``reconnectNow()``, a restart) while an attempt was opening a connection: the run that
+        // replaced this one owns the connection state, so this one's socket must not stay open.
+        await next?.close()
     }
 
     /// Waits a backoff delay before each attempt; nil when stopped or after the last failed attempt.
@@ -30,9 +33,15 @@ extension OpenMatesClient {
         publishStatus()
         let driver = ReconnectDriver(backoff: configuration.reconnectBackoff, clock: clock)
         await driver.run {
-            guard !stopped else { return true }
+            guard !stopped, !Task.isCancelled else { return true }
             attempts += 1
-            if let channel = try? await transport.connect() {
+            let channel = try? await transport.connect()
+            // A run replaced while its attempt was under way leaves the status to the one replacing it.
+            guard !stopped, !Task.isCancelled else {
+                opened = channel
+                return true
+            }
+            if let channel {
                 opened = channel
                 return true
             }
@@ -46,15 +55,19 @@ extension OpenMatesClient {
             publishStatus()
             return false
         }
-        if stopped, let opened { await opened.close() }
-        return stopped ? nil : opened
+        if stopped || Task.isCancelled {
+            await opened?.close()
+            return nil
+        }
+        return opened
     }
 
     /// One connection: sync request, pings, events until it ends.
     private func serve(_ open: OpenMatesChannel) async {
         channel = open
+        // Published with the sync request's pending status below, never alone: a "connected" still showing the
+        // last connection's "complete" would claim a store the server has not confirmed since the outage.
         tracker.connected()
-        publishStatus()
         contentInFlight = nil
         contentAnswersUnmatched = false
         await requestSync(on: open)

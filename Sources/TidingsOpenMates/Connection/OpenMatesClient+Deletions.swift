@@ -59,16 +59,12 @@ extension OpenMatesClient {
                 finishInFlight()
                 inFlightFailed = true
             }
-            do { try store.abandon(action) } catch {
+            let failed = OpenMatesFailedAction(action: action, reason: "the chat was deleted")
+            do { try store.abandon(action, reason: failed.reason) } catch {
                 broadcaster.publish(.failure(OpenMatesError(.store, operation: "abandon", detail: "\(error)")))
                 continue
             }
-            broadcaster.publish(
-                .actionFailed(
-                    action,
-                    OpenMatesError(
-                        .actionFailed, operation: action.kind.rawValue, detail: "the chat was deleted",
-                        chatIDs: [action.chatID])))
+            broadcaster.publish(.actionFailed(action, failed.error))
         }
         broadcaster.publish(.storeChanged)
         if inFlightFailed { await replayNextAction() }

@@ -7,12 +7,13 @@ import TidingsNet
 ///
 /// Guarantees:
 /// - Every connection (the first and each reconnect) sends one `phased_sync_request` with `phase: "all"`
-///   and the store's full client state, then `sync_status_request`; the client never asks for phase 3 or
-///   sends `background_message_sync`. Sync status goes back to pending with each request and is complete
+///   and the store's full client state, then `sync_status_request`; phase 3 is asked for only by
+///   ``requestBackgroundSync()``, through the same path, and `background_message_sync` is never sent. Sync status goes back to pending with each request and is complete
 ///   only by the server's data (``OpenMatesSyncStatusTracker``); no timeout completes it.
 /// - Each event's store changes are one transaction (``OpenMatesStore/apply(_:)``).
 /// - A lost connection is reopened after a full-jitter backoff (1 → 30 s by default) on the injected clock;
-///   after ``Configuration/maximumReconnectAttempts`` failed attempts in a row the status is `failed`.
+///   after ``Configuration/maximumReconnectAttempts`` failed attempts in a row the status is `failed` until
+///   ``start()`` or ``reconnectNow()`` begins again; ``reconnectNow()`` also skips a backoff delay still to wait.
 /// - App-level pings go out every ``Configuration/pingInterval`` on the clock; one left without a `pong` for
 ///   ``Configuration/pongTimeout`` ends the connection (then reconnect and a new `phased_sync_request`); the
 ///   server's pings are answered with pongs.
@@ -191,12 +192,34 @@ public actor OpenMatesClient {
         }
     }
 
-    /// Starts connecting (and reconnecting); returns at once. Calling it again while running does nothing.
+    /// Starts connecting (and reconnecting); returns at once. Calling it again while running does nothing;
+    /// after a terminal failure (``OpenMatesSyncStatus/Connection/failed``) it starts over from `connecting`,
+    /// with a fresh count of reconnect attempts. After ``close()`` or ``logout()`` it does nothing.
     public func start() {
-        guard runTask == nil, !stopped else { return }
+        guard !stopped else { return }
+        if runTask != nil, tracker.status.connectionStatus != .failed { return }
+        // A failed run has returned already; cancelling it only makes sure no stale attempt touches the status.
+        runTask?.cancel()
         tracker.connecting()
         publishStatus()
         runTask = Task { await self.run() }
+    }
+
+    /// Tries to connect now instead of after the backoff delay still to wait, for the app's "the network
+    /// changed" notification: while reconnecting, the waiting attempt is replaced by one made at once (the
+    /// attempt count starts again, as for a new outage); after a terminal failure it is ``start()``. While
+    /// connecting or connected, and after ``close()`` or ``logout()``, it does nothing.
+    public func reconnectNow() {
+        guard !stopped else { return }
+        switch tracker.status.connectionStatus {
+        case .failed: start()
+        case .reconnecting:
+            runTask?.cancel()
+            tracker.reconnecting(attempt: 1)
+            publishStatus()
+            runTask = Task { await self.run() }
+        case .connecting, .connected, .disconnected: return
+        }
     }
 
     /// Stops the client: closes the connection, stops reconnecting and ends every change stream.
@@ -263,7 +286,21 @@ public actor OpenMatesClient {
         }
     }
 
-    func requestSync(on channel: OpenMatesChannel) async {
+    /// Asks the server for phase 3 — `background_message_sync` batches of content for the chats after phase 1b's,
+    /// until `is_last_batch` — through the one path that sends `phased_sync_request` (with the full client state).
+    /// Startup and reconnects never do: they send `all`. Progress is ``OpenMatesSyncStatus/backgroundSync``
+    /// (a duplicate batch counts once); the sync is pending until the server completes phase 3. A reconnect ends
+    /// it (its `all` request does not resume phase 3): ask again then.
+    ///
+    /// - Returns: Whether it was sent (false while not connected, or after close or logout: nothing is queued).
+    @discardableResult
+    public func requestBackgroundSync() async -> Bool {
+        guard let channel, !stopped else { return false }
+        await requestSync(on: channel, phase: "phase3")
+        return true
+    }
+
+    func requestSync(on channel: OpenMatesChannel, phase: String = "all") async {
         let state: OpenMatesClientState
         do { state = try store.clientState() } catch {
             broadcaster.publish(.failure(OpenMatesError(.store, operation: "clientState", detail: "\(error)")))
@@ -272,9 +309,9 @@ public actor OpenMatesClient {
         applier.startSync()
         // A new sync decides afresh which chats need verifying.
         verification = OpenMatesChatVerification()
-        tracker.syncRequested()
+        tracker.syncRequested(phase: phase)
         publishStatus()
-        await send(.phasedSync(phase: "all", state: state), on: channel)
+        await send(.phasedSync(phase: phase, state: state), on: channel)
     }
 }
 

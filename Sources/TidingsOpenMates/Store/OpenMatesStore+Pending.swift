@@ -61,13 +61,15 @@ extension OpenMatesStore {
 }
 
 extension OpenMatesStore {
-    /// Removes an action that failed for good and undoes its local effect, in one transaction: a sent
-    /// message is removed, a flag goes back, and a chat whose message was deleted locally becomes
-    /// metadata-only (the deleted message is not stored any more), so opening it hydrates it from the server.
-    public func abandon(_ action: OpenMatesPendingAction) throws {
+    /// Removes an action that failed for good, records it with `reason` in ``failedActions()`` and undoes its
+    /// local effect, in one transaction: a sent message is removed, a flag goes back, and a chat whose message
+    /// was deleted locally becomes metadata-only (the deleted message is not stored any more), so opening it
+    /// hydrates it from the server.
+    public func abandon(_ action: OpenMatesPendingAction, reason: String) throws {
         let sealing = self.sealing
         try database.write { db in
             try db.execute("DELETE FROM om_pending_actions WHERE action_id = ?", [action.id])
+            try Self.recordFailed(action, reason: reason, db, sealing)
             switch action.kind {
             case .sendMessage:
                 if let messageID = action.messageID {

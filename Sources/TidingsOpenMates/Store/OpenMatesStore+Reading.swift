@@ -165,4 +165,6 @@ public enum OpenMatesStoreTable: String, Sendable, CaseIterable {
     case tombstones = "om_tombstones"
     /// Pending offline actions.
     case pendingActions = "om_pending_actions"
+    /// Offline actions that failed for good and were not dismissed.
+    case failedActions = "om_failed_actions"
 }

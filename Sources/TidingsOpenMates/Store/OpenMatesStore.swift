@@ -123,10 +123,12 @@ public final class OpenMatesStore: Sendable {
     }
 
     /// Starts over on purpose: removes every chat, message, embed, key, suggestion and tombstone, keeping the
-    /// pending actions (they are the user's, and replay once the server data is back).
+    /// pending actions (they are the user's, and replay once the server data is back) and the failed ones not
+    /// dismissed yet (their reasons are the user's too).
     public func resetLocalStore() throws {
+        let kept: Set<String> = ["om_pending_actions", Self.failedActionsTable]
         try database.write { db in
-            for table in OpenMatesStoreSchema.tables where table.name != "om_pending_actions" {
+            for table in OpenMatesStoreSchema.tables where !kept.contains(table.name) {
                 try db.execute("DELETE FROM \(table.name)")
             }
         }

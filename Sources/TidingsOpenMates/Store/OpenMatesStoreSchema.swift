@@ -80,13 +80,24 @@ enum OpenMatesStoreSchema {
             );
             """
         ),
+        // Offline actions that failed for good, until the user dismisses them: only this device has the reason.
+        ("om_failed_actions", .durable, failedActionsSQL),
     ]
+
+    static let failedActionsSQL = """
+        CREATE TABLE IF NOT EXISTS om_failed_actions(
+            action_id INTEGER PRIMARY KEY NOT NULL, kind TEXT NOT NULL, chat_id TEXT NOT NULL,
+            payload TEXT NOT NULL, tries INTEGER NOT NULL, reason TEXT NOT NULL
+        );
+        """
 
     static let schema = SQLiteSchema(
         tables: tables.map { $0.durability == .durable ? .durable($0.name) : .disposable($0.name) },
         migrations: [
             .init(version: 1, name: "openmates store") { db in
                 for table in tables { try db.executeScript(table.sql) }
-            }
+            },
+            // Stores written before failed actions were kept get the table in place, their data untouched.
+            .init(version: 2, name: "failed offline actions") { db in try db.executeScript(failedActionsSQL) },
         ])
 }

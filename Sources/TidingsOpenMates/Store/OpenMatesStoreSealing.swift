@@ -4,7 +4,7 @@ import TidingsCore
 /// `ValueCipher` (AES-256-GCM, bound to table, column and row) with one.
 ///
 /// Sealed: chats' titles, wrapped chat keys, drafts, merged details and compression checkpoints; message
-/// bodies; embeds and embed keys; code-run outputs; suggestions; daily inspirations; pending actions' payloads.
+/// bodies; embeds and embed keys; code-run outputs; suggestions; daily inspirations; pending and failed actions' payloads.
 /// In clear (the sync and the list order need them): chat and message IDs, versions, timestamps, roles, flags,
 /// hashed chat IDs, tombstones.
 struct OpenMatesStoreSealing: Sendable {
@@ -22,6 +22,7 @@ struct OpenMatesStoreSealing: Sendable {
         ("om_suggestions", "body", "suggestion_id", ["suggestion_id"]),
         ("om_daily_inspirations", "body", "inspiration_id", ["inspiration_id"]),
         ("om_pending_actions", "payload", "action_id", ["action_id"]),
+        ("om_failed_actions", "payload", "action_id", ["action_id"]),
     ]
 
     /// A message's row ID: the chat ID's length, a colon, the chat ID, then the message ID (unambiguous).

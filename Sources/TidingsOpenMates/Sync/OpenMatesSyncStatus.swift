@@ -13,7 +13,8 @@ public struct OpenMatesSyncStatus: Sendable, Hashable {
         /// The connection was lost; reconnect attempt `attempt` (1-based) is under way or waiting its delay.
         case reconnecting(attempt: Int)
         /// Reconnecting failed ``OpenMatesClient/Configuration/maximumReconnectAttempts`` times in a row: a
-        /// visible, terminal failure until the app starts the client again.
+        /// visible, terminal failure until the app starts the client again (``OpenMatesClient/start()`` or
+        /// ``OpenMatesClient/reconnectNow()``, which begin again from ``connecting``).
         case failed
     }
 
@@ -28,8 +29,20 @@ public struct OpenMatesSyncStatus: Sendable, Hashable {
         case complete
     }
 
+    /// Phase 3, which runs only when the app asks for it (``OpenMatesClient/requestBackgroundSync()``).
+    public enum BackgroundSync: Sendable, Hashable {
+        /// Not asked for on this connection.
+        case idle
+        /// Asked for; `batches` distinct `background_message_sync` batches applied so far, the last not yet.
+        case running(batches: Int)
+        /// The batch marked `is_last_batch` arrived (or the server completed phase 3 with no batch at all).
+        case finished(batches: Int)
+    }
+
     /// The connection (`connection-status`).
     public var connectionStatus: Connection = .disconnected
+    /// Phase 3's progress.
+    public var backgroundSync: BackgroundSync = .idle
     /// The sync's state.
     public var sync: Sync = .idle
     /// Whether the app is offline: the connection was lost or could not be opened (`offline-banner`).
@@ -96,11 +109,13 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
         status.connectionStatus = .disconnected
     }
 
-    /// A `phased_sync_request` was sent: pending until this request completes.
-    public mutating func syncRequested() {
+    /// A `phased_sync_request` was sent: pending until this request completes. A request for another phase than
+    /// `phase3` (a reconnect's `all`) ends phase 3's progress: its batches will not come on that request.
+    public mutating func syncRequested(phase: String = "all") {
         completeReceived = false
         verifying = false
         status.sync = .pending
+        status.backgroundSync = phase == "phase3" ? .running(batches: 0) : .idle
     }
 
     /// The local store was emptied on purpose (``OpenMatesClient/resetLocalStore()``): whatever completed
@@ -121,7 +136,16 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
     /// Applies one signal; `storedChatCount` is the store's chat count after the event's changes.
     public mutating func apply(_ signal: OpenMatesSyncSignal, storedChatCount: Int) {
         switch signal {
-        case .syncComplete: completeReceived = true
+        case .syncComplete(let phase):
+            completeReceived = true
+            if phase == "phase3", case .running(let batches) = status.backgroundSync {
+                status.backgroundSync = .finished(batches: batches)
+            }
+        case .batchApplied(_, let isLast):
+            // Duplicates never get here (the applier drops a batch number seen in this sync).
+            if case .running(let batches) = status.backgroundSync {
+                status.backgroundSync = isLast ? .finished(batches: batches + 1) : .running(batches: batches + 1)
+            }
         case .cacheStatus(let primed, let count):
             status.cacheIsPrimed = primed
             if let count { status.serverChatCount = count }
@@ -133,6 +157,10 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
         case .requestFreshSync: status.cacheIsPrimed = true
         case .initialSyncFailed(let message): status.lastError = "initial sync failed: \(message)"
         case .serverError(let message): status.lastError = message
+        // The public server answers `sync_offline_changes` this way without applying anything: a failure the UI
+        // shows, never a success.
+        case .offlineSyncReply(let processed, _, _) where processed == 0:
+            status.lastError = "offline_sync_complete: the server applied nothing"
         default: break
         }
         reevaluate(storedChatCount: storedChatCount)

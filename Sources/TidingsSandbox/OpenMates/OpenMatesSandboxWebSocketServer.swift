@@ -7,9 +7,10 @@ import TidingsSandboxKit
 /// Serves an ``OpenMatesSandboxServer`` at `/v1/ws?sessionId=…` over a real loopback WebSocket and, through
 /// the kit's in-memory pair, in process — the same authorization, faults, request log and handler.
 ///
-/// A client authenticates with the cookie `auth_refresh_token=<token>` or `Authorization: Bearer <token>`;
-/// other upgrades (or a missing `sessionId`) are refused. When the sandbox drops a connection the socket
-/// is cut without a close handshake.
+/// A client authenticates as the real server's handler reads it: the cookie `auth_refresh_token=<token>` or
+/// the query parameter `token=<token>` (`/v1/ws?sessionId=…&token=…`). Anything else is refused at the
+/// handshake — an `Authorization` header included, which the real server does not read — as is an upgrade
+/// without a `sessionId`. When the sandbox drops a connection the socket is cut without a close handshake.
 ///
 /// For example:
 /// ```swift
@@ -68,11 +69,17 @@ public final class OpenMatesSandboxWebSocketServer: Sendable {
     /// Stops accepting and closes every connection.
     public func stop() { socketServer.stop() }
 
-    /// A transport reaching this endpoint in process (no socket) with the given credential headers.
-    public func inProcessTransport(sessionID: String = "sandbox-session", headers: [String: String])
-        -> any OpenMatesTransport
-    {
-        OpenMatesKitInProcessTransport(server: socketServer, sessionID: sessionID, headers: headers)
+    /// A transport reaching this endpoint in process (no socket), with `token` in the query as
+    /// ``OpenMatesWebSocketTransport`` sends it, and the given headers (a `Cookie`, say).
+    public func inProcessTransport(
+        sessionID: String = "sandbox-session", token: String? = nil, headers: [String: String] = [:]
+    ) -> any OpenMatesTransport {
+        var query = [URLQueryItem(name: "sessionId", value: sessionID)]
+        if let token { query.append(URLQueryItem(name: "token", value: token)) }
+        var components = URLComponents()
+        components.queryItems = query
+        let target = "/v1/ws?" + (components.percentEncodedQuery ?? "")
+        return OpenMatesKitInProcessTransport(server: socketServer, target: target, headers: headers)
     }
 
     static func authorized(_ request: LoopbackWebSocketServer.UpgradeRequest, token: String) -> Bool {
@@ -80,7 +87,7 @@ public final class OpenMatesSandboxWebSocketServer: Sendable {
             let query = URLComponents(string: request.target)?.queryItems,
             query.contains(where: { $0.name == "sessionId" && !($0.value ?? "").isEmpty })
         else { return false }
-        if request.headers["authorization"] == "Bearer \(token)" { return true }
+        if query.contains(where: { $0.name == "token" && $0.value == token }) { return true }
         let cookies = (request.headers["cookie"] ?? "").split(separator: ";").map {
             $0.trimmingCharacters(in: .whitespaces)
         }
@@ -91,11 +98,11 @@ public final class OpenMatesSandboxWebSocketServer: Sendable {
 /// OpenMates frames over a ``SandboxInMemoryWebSocket``.
 private struct OpenMatesKitInProcessTransport: OpenMatesTransport {
     let server: LoopbackWebSocketServer
-    let sessionID: String
+    let target: String
     let headers: [String: String]
 
     func connect() async throws -> OpenMatesChannel {
-        let socket = try await server.connectInProcess(target: "/v1/ws?sessionId=\(sessionID)", headers: headers)
+        let socket = try await server.connectInProcess(target: target, headers: headers)
         return OpenMatesChannel.overWebSocket(
             messages: socket.messages, sendText: { text in try socket.send(.text(text)) }, close: { socket.close() })
     }

@@ -20,13 +20,13 @@ let sandboxOpenMatesCommand = Command(
             termination,
             announcing: [
                 "OpenMates sandbox listening on 127.0.0.1 (Ctrl-C to stop).",
-                "url: \(endpoint.origin.absoluteString)/v1/ws?sessionId=<any session id>",
+                "url: \(endpoint.origin.absoluteString)/v1/ws?sessionId=<any session id>&token=<token>",
                 "token: \(sandbox.token) (the sandbox's public demo token, never secret)",
                 "chats: \(await sandbox.chats.count) (24 parents, 2 sub-chats)",
                 "prefetch: POST \(prefetch.url.absoluteString)v1/sync/offline-prefetch with "
                     + "'Cookie: auth_refresh_token=<token>' and {\"cursor\":10,\"limit\":3}",
-                "connect: send 'Authorization: Bearer <token>' or 'Cookie: auth_refresh_token=<token>' with the "
-                    + "WebSocket upgrade, then {\"type\":\"phased_sync_request\",\"payload\":{\"phase\":\"all\",…}}",
+                "connect: put the token in the URL's query (as above) or send 'Cookie: auth_refresh_token=<token>' "
+                    + "with the WebSocket upgrade, then {\"type\":\"phased_sync_request\",\"payload\":{\"phase\":\"all\",…}}",
             ]
         ) {
             endpoint.stop()

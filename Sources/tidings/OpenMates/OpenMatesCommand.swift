@@ -20,10 +20,10 @@ enum OpenMatesOptions {
     /// `--session`: the session ID sent as `sessionId`.
     static let session = OptionSpec.value(
         "--session", "id", help: "The session's ID, sent as sessionId (default: a fresh UUID).")
-    /// `--token`: a WebSocket token, sent as `Authorization: Bearer`, never printed.
+    /// `--token`: a WebSocket token, sent as the `token` query parameter (as the server reads it), never printed.
     static let token = OptionSpec.value(
         "--token", "token", environment: "TIDINGS_OPENMATES_TOKEN",
-        help: "A WebSocket token, sent as 'Authorization: Bearer'; never printed.")
+        help: "A WebSocket token, sent in the URL's query as the server requires; never printed.")
     /// `--cookie`: the session cookie header, never printed.
     static let cookie = OptionSpec.value(
         "--cookie", "cookie", environment: "TIDINGS_OPENMATES_COOKIE",

@@ -23,7 +23,7 @@ func openMatesDemo() async throws {
     let endpoint = try OpenMatesSandboxWebSocketServer(server: server)
     defer { endpoint.stop() }
     let network = OpenMatesDemoNetwork(
-        endpoint.inProcessTransport(headers: ["Authorization": "Bearer \(server.token)"]))
+        endpoint.inProcessTransport(token: server.token))
 
     // 1. First launch: an empty store, one phased sync.
     do {

@@ -76,7 +76,7 @@ func runOpenMatesSync(_ options: OpenMatesSyncOptions) async throws {
         sandboxServer = sandbox
         let sandboxEndpoint = try OpenMatesSandboxWebSocketServer(server: sandbox)
         endpoint = sandboxEndpoint
-        transport = sandboxEndpoint.inProcessTransport(headers: ["Authorization": "Bearer \(sandbox.token)"])
+        transport = sandboxEndpoint.inProcessTransport(token: sandbox.token)
         target = "sandbox (in process)"
     }
     defer { endpoint?.stop() }

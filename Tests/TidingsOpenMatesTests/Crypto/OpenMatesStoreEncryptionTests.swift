@@ -5,12 +5,13 @@ import TidingsSandbox
 
 @testable import TidingsOpenMates
 
-/// Encryption at rest: with a key, no title, draft, chat key, message, embed, embed key or pending payload is
-/// in clear in the file; a wrong key or a missing one is a typed error that leaves the file alone.
+/// Encryption at rest: with a key, no title, draft, chat key, message, embed, embed key or pending or failed
+/// action's payload is in clear in the file; a wrong key or a missing one is a typed error that leaves the file alone.
 @Suite(.timeLimit(.minutes(1))) struct OpenMatesStoreEncryptionTests {
     static let secrets = [
         "SECRET-TITLE-7f3a", "SECRET-DRAFT-91bc", "SECRET-CHATKEY-44de", "SECRET-MESSAGE-0a1b", "SECRET-EMBED-5c6d",
         "SECRET-EMBEDKEY-e8f9", "SECRET-PENDING-2b3c", "SECRET-CHECKPOINT-aa11",
+        "SECRET-FAILED-cc22",
     ]
 
     private func fill(_ store: OpenMatesStore) throws {
@@ -42,6 +43,10 @@ import TidingsSandbox
         try store.enqueue(
             OpenMatesPendingAction(
                 kind: .sendMessage, chatID: "chat-1", payload: ["encrypted_content": .string(Self.secrets[6])]))
+        let failed = try store.enqueue(
+            OpenMatesPendingAction(
+                kind: .sendMessage, chatID: "chat-1", payload: ["encrypted_content": .string(Self.secrets[8])]))
+        try store.abandon(failed, reason: "refused")
     }
 
     /// Every byte of the store's files (the database, and a WAL or journal if one was left).
@@ -91,6 +96,8 @@ import TidingsSandbox
         #expect(start.embeds.first?["content"]?.stringValue == Self.secrets[4])
         #expect(start.embedKeys.first?["encrypted_embed_key"]?.stringValue == Self.secrets[5])
         #expect(try reopened.pendingActions().first?.payload["encrypted_content"]?.stringValue == Self.secrets[6])
+        #expect(
+            try reopened.failedActions().first?.action.payload["encrypted_content"]?.stringValue == Self.secrets[8])
     }
 
     @Test func filesHaveMode0600() throws {

@@ -101,6 +101,27 @@ import TidingsCore
         await #expect(throws: EngineIOError.heartbeatTimeout) { _ = try await messages.next() }
     }
 
+    @Test func v3APingStuckInAPostStillCountsTowardsThePongTimeout() async throws {
+        let clock = TestClock()
+        let http = FakePollingHTTP()
+        http.respondToGet(
+            EngineIOPayload.encode([EngineIOPacket(.open, .text(String(Self.handshake.dropFirst())))], version: .v3))
+        http.holdPosts = true
+        defer { http.holdPosts = false }
+        let client = try await EngineIOClient.connect(
+            configuration: Self.configuration(.polling, version: .v3), clock: clock, http: http,
+            webSocketFactory: FakeWebSocketFactory())
+        var messages = client.messages.makeAsyncIterator()
+        try client.send([.text("first")])
+        #expect(await http.waitForPosts(1).count == 1)
+        await clock.waitForSleepers(1)
+        // The ping's POST never completes (a peer that stopped reading): the pong deadline runs anyway.
+        await clock.advance(by: .seconds(25))
+        await clock.advance(by: .seconds(20))
+        await #expect(throws: EngineIOError.heartbeatTimeout) { _ = try await messages.next() }
+        #expect(http.postBodies.count == 1)
+    }
+
     @Test func webSocketOnlyReadsTheOpenPacketFirst() async throws {
         let sockets = FakeWebSocketFactory()
         sockets.script = { socket in socket.deliver(.text(Self.handshake)) }

@@ -103,6 +103,29 @@ import TidingsCore
         }
     }
 
+    @Test func anAckIDStillPendingIsSkippedWhenTheCounterWraps() async throws {
+        let max = Int(Int32.max)
+        let server = FakeSocketIOServer()
+        let client = SocketIOClient(connector: server, clock: TestClock())
+        try await client.connect()
+        let pendingAtZero = Task { try await client.emitWithAck("first", timeout: .seconds(60)) }
+        await server.waitForMessages(2)
+        await client.setNextAckID(max)
+        let atMax = Task { try await client.emitWithAck("last", timeout: .seconds(60)) }
+        await server.waitForMessages(3)
+        let wrapped = Task { try await client.emitWithAck("wrapped", timeout: .seconds(60)) }
+        await server.waitForMessages(4)
+        #expect(
+            Array(await server.received(0).dropFirst()) == [#"20["first"]"#, "2\(max)[\"last\"]", #"21["wrapped"]"#])
+        // Each answer resolves its own emit only.
+        await server.push(0, #"31["to wrapped"]"#)
+        #expect(try await wrapped.value == ["to wrapped"])
+        await server.push(0, "3\(max)[\"to last\"]")
+        #expect(try await atMax.value == ["to last"])
+        await server.push(0, #"30["to first"]"#)
+        #expect(try await pendingAtZero.value == ["to first"])
+    }
+
     @Test func serverAcksAreAnsweredOnceWithTheirID() async throws {
         let server = FakeSocketIOServer()
         let client = SocketIOClient(connector: server, clock: TestClock())

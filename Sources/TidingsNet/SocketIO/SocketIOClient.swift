@@ -186,6 +186,10 @@ public actor SocketIOClient {
         return id
     }
 
+    /// Moves the ack counter (for tests of its wrap after `Int32.max`, which would otherwise take
+    /// two billion emits).
+    func setNextAckID(_ id: Int) { nextAckID = id }
+
     /// Connects to `namespace`, sending `auth` in the connect packet, and returns once the server
     /// accepted. The namespace and auth are reused by every reconnection.
     ///

@@ -101,6 +101,32 @@ import Testing
         tls.close()
     }
 
+    @Test func writesAreSlicedWithinTheLimitAndGoOnAfterAPartialWrite() {
+        let bytes = (0..<10_000).map { UInt8(truncatingIfNeeded: $0) }
+        var slices: [Int32] = []
+        var received: [UInt8] = []
+        let complete = TLSConnection.writeInSlices(bytes, sliceLimit: 3_000) { pointer, count in
+            slices.append(count)
+            // Every other call takes only half, as a partial write would.
+            let taken = slices.count.isMultiple(of: 2) ? count / 2 : count
+            received += UnsafeRawBufferPointer(start: pointer, count: Int(taken))
+            return taken
+        }
+        #expect(complete)
+        #expect(received == bytes)
+        #expect(slices.allSatisfy { $0 <= 3_000 })
+        #expect(slices.count > 4)
+        // A slice limit past Int32 is clamped, never converted with a trap.
+        #expect(TLSConnection.writeInSlices([1, 2, 3], sliceLimit: Int.max) { _, count in count })
+        var calls = 0
+        #expect(
+            !TLSConnection.writeInSlices(bytes) { _, _ in
+                calls += 1
+                return -1
+            })
+        #expect(calls == 1)
+    }
+
     @Test func aMultiMegabyteWriteGoesThroughInSlices() async throws {
         let size = 3 << 20
         let (listener, server) = try startServer { tls in

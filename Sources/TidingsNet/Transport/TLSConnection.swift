@@ -326,16 +326,8 @@ import TidingsCore
         private func feed(_ bytes: [UInt8]) {
             session.withLock { session in
                 session.awaitingInput = false
-                bytes.withUnsafeBytes { raw in
-                    // Memory BIOs take everything; slices keep each length within Int32.
-                    var offset = 0
-                    while let base = raw.baseAddress, offset < raw.count {
-                        let count = min(raw.count - offset, Self.maximumWriteSlice)
-                        let written = BIO_write(session.input, base + offset, Int32(count))
-                        guard written > 0 else { return }
-                        offset += Int(written)
-                    }
-                }
+                // Memory BIOs take everything; a failed write can only mean memory ran out.
+                _ = Self.writeInSlices(bytes) { BIO_write(session.input, $0, $1) }
             }
         }
 
@@ -446,18 +438,10 @@ import TidingsCore
                 ERR_clear_error()
                 // Memory BIOs accept everything, so SSL_write takes a whole slice; slices keep the
                 // count within Int32 for any buffer size.
-                var offset = 0
-                while offset < bytes.count {
-                    let count = min(bytes.count - offset, Self.maximumWriteSlice)
-                    let written = bytes.withUnsafeBytes {
-                        SSL_write(session.ssl, $0.baseAddress! + offset, Int32(count))
-                    }
-                    guard written > 0 else {
-                        let queue = openSSLErrors()
-                        Self.drainOutput(&session)
-                        return queue
-                    }
-                    offset += Int(written)
+                guard Self.writeInSlices(bytes, write: { SSL_write(session.ssl, $0, $1) }) else {
+                    let queue = openSSLErrors()
+                    Self.drainOutput(&session)
+                    return queue
                 }
                 Self.drainOutput(&session)
                 return nil
@@ -468,8 +452,27 @@ import TidingsCore
             try await flush()
         }
 
-        /// The largest slice handed to one `SSL_write` (its length is an `Int32`).
+        /// The largest slice handed to one `SSL_write` or `BIO_write` (their lengths are `Int32`).
         static let maximumWriteSlice = 1 << 30
+
+        /// Hands all of `bytes` to `write` in slices of at most `sliceLimit` bytes, each length within
+        /// `Int32` whatever the buffer's size, going on from where a partial write stopped; false as soon
+        /// as `write` reports a failure (a result of 0 or less).
+        static func writeInSlices(
+            _ bytes: [UInt8], sliceLimit: Int = maximumWriteSlice,
+            write: (UnsafeRawPointer, Int32) -> Int32
+        ) -> Bool {
+            let limit = max(1, min(sliceLimit, Int(Int32.max)))
+            return bytes.withUnsafeBytes { raw in
+                var offset = 0
+                while let base = raw.baseAddress, offset < raw.count {
+                    let written = write(base + offset, Int32(min(raw.count - offset, limit)))
+                    guard written > 0 else { return false }
+                    offset += Int(written)
+                }
+                return true
+            }
+        }
 
         /// Whether the peer ended the stream with a TLS `close_notify` alert. A `read()` that returned
         /// the end of the stream without it may have been cut short by an attacker: a body framed only

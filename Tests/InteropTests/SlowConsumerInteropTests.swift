@@ -78,6 +78,10 @@ import Testing
             await Self.letOthersRun()
             // `connect` plus at most 16 events.
             #expect(client.bufferedEvents.count <= 17)
+            // And the Engine.IO session below holds back too, instead of buffering the flood itself.
+            let engineLimit = EngineIOClient.Configuration(url: server.url).maximumBufferedMessages
+            let below = try #require(await client.sessionBufferedMessages)
+            #expect(below.peak <= engineLimit)
             var ticks = 0
             for await event in client.events {
                 guard case .event("tick", let arguments, _) = event else { continue }
@@ -87,6 +91,7 @@ import Testing
             }
             #expect(ticks == count)
             #expect(client.bufferedEvents.peak <= 17)
+            #expect(try #require(await client.sessionBufferedMessages).peak <= engineLimit)
             await client.disconnect()
         }
     }

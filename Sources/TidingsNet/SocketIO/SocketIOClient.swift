@@ -150,6 +150,10 @@ public actor SocketIOClient {
     /// Events waiting for the consumer of ``events`` now, and the most that ever waited.
     nonisolated var bufferedEvents: (count: Int, peak: Int) { (eventQueue.count, eventQueue.peakCount) }
 
+    /// Messages waiting in the current Engine.IO session below this client, and the most that ever waited
+    /// there (nil without a session, or under a connector other than Tidings' own).
+    var sessionBufferedMessages: (count: Int, peak: Int)? { (session as? EngineIOClient)?.bufferedMessages }
+
     /// How many emits wait in the send buffer.
     public var bufferedEmitCount: Int { state == .connected ? 0 : outbox.count }
 

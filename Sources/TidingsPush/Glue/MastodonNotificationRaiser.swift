@@ -132,16 +132,18 @@ public actor MastodonNotificationRaiser {
         return decision
     }
 
-    /// The background job at a digest time or the end of quiet hours: delivers the digest when one is due
-    /// (over what the engine lists as unread past the marker and not yet raised), then decides again about
-    /// every stored notification past the marker, so what quiet hours held is raised unless the marker
-    /// covered it meanwhile.
+    /// The background job at a digest time or the end of quiet hours: first polls the account's notifications
+    /// (best effort: one request; a failure leaves what is stored), so what a content-mode push held without the
+    /// engine storing it is released too; then delivers the digest when one is due (over what the engine lists
+    /// as unread past the marker and not yet raised), then decides again about every stored notification past
+    /// the marker, so what quiet hours held is raised unless the marker covered it meanwhile.
     ///
     /// - Returns: The digest summary raised (also sent as ``AccountNotificationEvent/digest(_:)``), and the
     ///   decisions of the second step.
-    /// - Throws: A store error.
+    /// - Throws: A store error, or `CancellationError`.
     @discardableResult
     public func releaseHeld() async throws -> (digest: NotificationRequest?, decisions: [AccountNotificationDecision]) {
+        try await refreshBeforeRelease()
         var digest: NotificationRequest?
         if configuration.settings.isDigest {
             board?.signals.digestTimeArrived(digestOn: true)

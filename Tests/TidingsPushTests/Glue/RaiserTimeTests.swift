@@ -37,6 +37,26 @@ import TidingsPush
         #expect(try await fixture.raiser.releaseHeld().decisions.isEmpty)
     }
 
+    @Test func aContentPushHeldOvernightIsRaisedByTheJobAtTheEndOfQuietHours() async throws {
+        let fixture = try await GlueFixture(
+            configuration: NotificationRaiserConfiguration(
+                settings: NotificationSettings(quietHours: Self.night), mode: .content))
+        try await fixture.subscribe()
+        await fixture.server.post(as: fixture.bob, "late @alice", mentioning: [fixture.alice])
+        let push = try #require(await fixture.receivedPushes(1).first)
+        guard case .decided(let held) = try await fixture.raiser.handle(push) else {
+            Issue.record("the push was not decided")
+            return
+        }
+        #expect(held.label == "hold:quietHours")
+        // Content mode decided from the payload alone: the engine stored nothing to release from.
+        #expect(try await fixture.engine.notificationGroups().isEmpty)
+        await fixture.clock.advance(by: .seconds(8 * 3600))  // 07:00, the job at the end of quiet hours
+        let released = try await fixture.raiser.releaseHeld().decisions
+        #expect(released.map(\.label) == ["raise"])
+        #expect(released.first?.decision.request?.body.text == "late @alice")
+    }
+
     @Test func theDigestHoldsAndRaisesOneSummaryAtItsHour() async throws {
         let settings = NotificationSettings(delivery: .digest(hours: [8], urgentMentionsAtOnce: false))
         let fixture = try await GlueFixture(configuration: NotificationRaiserConfiguration(settings: settings))

@@ -90,12 +90,15 @@ public actor MastodonNotificationRaiser {
 
     // MARK: Polls
 
-    /// Polls the account's notifications now (one request) and raises from what the engine stored.
+    /// Learns the server's notifications marker (best effort, never waiting on the rate budget: what another
+    /// device read is then not raised), polls the account's notifications now (one request) and raises from
+    /// what the engine stored.
     ///
     /// - Returns: The decisions, oldest candidate first.
     /// - Throws: `MastodonError` from the poll, or a store error.
     @discardableResult
     public func pollAndRaise() async throws -> [AccountNotificationDecision] {
+        try await learnServerMarker()
         try await engine.pollNotifications()
         return try await raiseFromStore()
     }
@@ -132,9 +135,10 @@ public actor MastodonNotificationRaiser {
         return decision
     }
 
-    /// The background job at a digest time or the end of quiet hours: first polls the account's notifications
-    /// (best effort: one request; a failure leaves what is stored), so what a content-mode push held without the
-    /// engine storing it is released too; then delivers the digest when one is due (over what the engine lists
+    /// The background job at a digest time or the end of quiet hours: first learns the server's notifications
+    /// marker (what another device read is not raised) and polls the account's notifications (so what a
+    /// content-mode push held without the engine storing it is released too) — best effort, never waiting on
+    /// the rate budget: a failure or a held budget leaves what is stored; then delivers the digest when one is due (over what the engine lists
     /// as unread past the marker and not yet raised), then decides again about every stored notification past
     /// the marker, so what quiet hours held is raised unless the marker covered it meanwhile.
     ///

@@ -14,8 +14,8 @@ import TidingsMastodon
 ///   never displays. A raise or update carries the request to show.
 /// - After every run the account's widget line (unread count, recent mentions) goes to the
 ///   ``NotificationWidgetBoard``, which writes the snapshot and emits the badge/widget redraw signal.
-/// - "Now" is the injected ``NotificationPolicyClock`` (a `TestClock` in tests); the time zone is the
-///   configuration's at each decision.
+/// - "Now" is the injected ``NotificationPolicyClock`` (a `TestClock` in tests); the time zone is read from the
+///   configuration's ``NotificationZoneSource`` at each decision (the device's by default, without ICU on Linux).
 /// - It runs on the engine's store queue, so the widget file is never written from the cooperative pool.
 public actor MastodonNotificationRaiser {
     /// The account's key (the raised set's and the engine's).
@@ -84,7 +84,7 @@ public actor MastodonNotificationRaiser {
     /// The one-shot jobs the app schedules after now: each coming digest time and the next end of quiet hours;
     /// at each it calls ``releaseHeld()`` (a job that runs late still delivers).
     public func nextJobTimes() -> [Date] {
-        NotificationCalendar(timeZone: configuration.timeZone).jobTimes(
+        NotificationCalendar(zone: currentZone()).jobTimes(
             after: clock.now, settings: configuration.settings)
     }
 
@@ -211,8 +211,14 @@ public actor MastodonNotificationRaiser {
 
     func context() async throws -> NotificationPolicyContext {
         NotificationPolicyContext(
-            now: clock.now, timeZone: configuration.timeZone, marker: try await engine.localMarker(.notifications),
+            now: clock.now, zone: currentZone(), marker: try await engine.localMarker(.notifications),
             content: configuration.content)
+    }
+
+    /// The zone now, from the configuration's source; UTC without reading anything when the settings never read
+    /// the local time (no quiet hours, no digest), so such a decision touches no zone file.
+    func currentZone() -> NotificationTimeZone {
+        configuration.settings.usesLocalTime ? configuration.zone.current() : .zoneInfo(.utc)
     }
 
     /// The stored notifications past the marker as candidates, oldest first: v2 groups, then v1 notifications

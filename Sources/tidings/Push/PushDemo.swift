@@ -40,7 +40,9 @@ private struct PushDemoAccount {
             clock: NotificationPolicyClock(clock, origin: epoch),
             configuration: NotificationRaiserConfiguration(
                 settings: settings, mode: mode,
-                content: NotificationContentContext(platform: .android, accountHandle: key)),
+                content: NotificationContentContext(platform: .android, accountHandle: key),
+                // The demo's times are UTC's on every machine.
+                zone: .fixed(.zoneInfo(.utc))),
             pushKeys: { try await registrar.keys() }, registrations: [registrar])
         link = MastodonPushAccount(raiser: raiser, registrar: registrar, router: router)
         endpoint = URL(string: "https://push.invalid/push/\(name)")!

@@ -47,8 +47,11 @@ struct GlueFixture {
     init(
         configuration: NotificationRaiserConfiguration = NotificationRaiserConfiguration(),
         variant: MastodonSandboxVariant = .mastodon, wake: (@Sendable () async -> Void)? = nil,
-        budget: RateBudget? = nil
+        budget: RateBudget? = nil, zone: NotificationZoneSource = .fixed(.zoneInfo(.utc))
     ) async throws {
+        // The times the tests name are UTC's, whatever zone the machine running them is in.
+        var configuration = configuration
+        configuration.zone = zone
         let clock = clock
         let now: @Sendable () -> Date = { Self.epoch.addingTimeInterval(clock.now.offset.inSeconds) }
         server = MastodonSandboxServer(variant: variant, now: now)

@@ -157,6 +157,7 @@ public actor MastodonNotificationRaiser {
             if case .raise(let summary) = outcome {
                 digest = summary
                 broadcaster.publish(.digest(summary))
+                try await withdrawGenericShown()
             }
         }
         return (digest, try await raiseFromStore())
@@ -206,7 +207,17 @@ public actor MastodonNotificationRaiser {
         let record = AccountNotificationDecision(
             account: account, serverID: candidate.serverID, origin: candidate.origin, decision: decision)
         broadcaster.publish(.decided(record))
+        if decision.request != nil { try await withdrawGenericShown() }
         return record
+    }
+
+    /// A real notification replaces the generic one a push left (``AccountNotificationEvent/generic(_:)``): it is
+    /// withdrawn once, by whichever process raises first.
+    func withdrawGenericShown() async throws {
+        let generic = "\(account)#generic"
+        if try await policy.takeShown(account: account, requestIdentifier: generic) {
+            broadcaster.publish(.withdrawRaised([generic]))
+        }
     }
 
     func context() async throws -> NotificationPolicyContext {

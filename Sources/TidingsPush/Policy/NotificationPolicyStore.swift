@@ -37,7 +37,7 @@ public final class NotificationPolicyStore: Sendable {
     public static let schema = SQLiteSchema(
         tables: tables, migrations: [.init(version: 1, name: "notification policy") { try createTables($0) }])
 
-    private let database: SQLiteDatabase
+    let database: SQLiteDatabase
 
     /// Uses `database`, whose schema must include ``tables``.
     public init(database: SQLiteDatabase) { self.database = database }
@@ -165,7 +165,8 @@ public final class NotificationPolicyStore: Sendable {
         public var removeChannelGroup: String
     }
 
-    /// Deletes the account's raised set and state, and returns what the app must withdraw.
+    /// Deletes the account's raised set and state, and returns what the app must withdraw (what was raised, and
+    /// what was recorded as shown outside the raised set: the generic notification).
     ///
     /// - Throws: `StoreError` from SQLite; nothing is deleted then.
     public func signOut(account: String) async throws -> SignOut {
@@ -175,10 +176,11 @@ public final class NotificationPolicyStore: Sendable {
                 [account])
             let groups = try db.fetchAll(
                 String.self, "SELECT DISTINCT request_id FROM tidings_raised_groups WHERE account = ?", [account])
+            let shown = try Self.shownIdentifiers(db, account: account)
             for table in ["tidings_raised_notifications", "tidings_raised_groups", "tidings_notification_state"] {
                 try db.execute("DELETE FROM \(table) WHERE account = ?", [account])
             }
-            let identifiers = Array(Set(notifications + groups)).sorted()
+            let identifiers = Array(Set(notifications + groups + shown)).sorted()
             return SignOut(withdrawRequestIdentifiers: identifiers, removeChannelGroup: account)
         }
     }

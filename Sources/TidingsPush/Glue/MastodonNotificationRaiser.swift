@@ -26,7 +26,7 @@ public actor MastodonNotificationRaiser {
     public nonisolated let policy: NotificationPolicyStore
     let clock: NotificationPolicyClock
     let board: NotificationWidgetBoard?
-    let registrations: [any PushRegistrationWithdrawing]
+    nonisolated let registrations: [any PushRegistrationWithdrawing]
     let keys: (@Sendable () async throws -> WebPushSubscriptionKeys)?
     let wake: (@Sendable () async -> Void)?
     let broadcaster = ChangeBroadcaster<AccountNotificationEvent> { .missed($0) }

@@ -142,6 +142,9 @@ public actor MastodonNotificationRaiser {
     /// as unread past the marker and not yet raised), then decides again about every stored notification past
     /// the marker, so what quiet hours held is raised unless the marker covered it meanwhile.
     ///
+    /// When a digest time passed (the summary raised, or nothing left to say) the board's redraw signal says
+    /// `digestTime`; a job that is only the end of quiet hours does not.
+    ///
     /// - Returns: The digest summary raised (also sent as ``AccountNotificationEvent/digest(_:)``), and the
     ///   decisions of the second step.
     /// - Throws: A store error, or `CancellationError`.
@@ -150,10 +153,12 @@ public actor MastodonNotificationRaiser {
         try await refreshBeforeRelease()
         var digest: NotificationRequest?
         if configuration.settings.isDigest {
-            board?.signals.digestTimeArrived(digestOn: true)
             let unread = await withFollowedAuthors(try await storedCandidates(origin: .poll))
             let outcome = try await policy.deliverDigestIfDue(
                 account: account, unread: unread, settings: configuration.settings, context: try await context())
+            // A digest time passed (with or without anything to say): widgets redraw. A job at the end of quiet
+            // hours before the digest's time is not one.
+            if outcome != .notDue { board?.signals.digestTimeArrived(digestOn: true) }
             if case .raise(let summary) = outcome {
                 digest = summary
                 broadcaster.publish(.digest(summary))

@@ -57,6 +57,34 @@ import TidingsPush
         #expect(released.first?.decision.request?.body.text == "late @alice")
     }
 
+    @Test func theDigestTimeSignalComesAtTheDigestTimeOnlyNotAtTheEndOfQuietHours() async throws {
+        var settings = NotificationSettings(delivery: .digest(hours: [8], urgentMentionsAtOnce: false))
+        settings.quietHours = Self.night
+        let fixture = try await GlueFixture(configuration: NotificationRaiserConfiguration(settings: settings))
+        await fixture.server.post(as: fixture.bob, "hi @alice", mentioning: [fixture.alice])
+        #expect(try await fixture.raiser.pollAndRaise().map(\.label) == ["hold:quietHours"])
+        // The jobs: 07:00 (the end of quiet hours), then 08:00 (the digest).
+        let jobs = await fixture.raiser.nextJobTimes()
+        #expect(Array(jobs.prefix(2)) == [8, 9].map { GlueFixture.epoch.addingTimeInterval(Double($0) * 3600) })
+        let signals = fixture.board.signals.subscribe()
+        /// The digest-time signals so far: a fence (the app leaving the foreground) ends the read.
+        func digestSignals() async -> Int {
+            fixture.board.signals.appLeftForeground()
+            var count = 0
+            for await reason in signals {
+                if reason == .leftForeground { break }
+                if reason == .digestTime { count += 1 }
+            }
+            return count
+        }
+        await fixture.clock.advance(by: .seconds(8 * 3600))  // 07:00: quiet hours end, no digest yet
+        #expect(try await fixture.raiser.releaseHeld().digest == nil)
+        #expect(await digestSignals() == 0)
+        await fixture.clock.advance(by: .seconds(3600))  // 08:00: the digest
+        #expect(try await fixture.raiser.releaseHeld().digest != nil)
+        #expect(await digestSignals() == 1)
+    }
+
     @Test func theDigestHoldsAndRaisesOneSummaryAtItsHour() async throws {
         let settings = NotificationSettings(delivery: .digest(hours: [8], urgentMentionsAtOnce: false))
         let fixture = try await GlueFixture(configuration: NotificationRaiserConfiguration(settings: settings))

@@ -128,7 +128,10 @@ public actor MastodonNotificationRaiser {
         guard
             let parsed = NotificationCandidate(
                 notification, account: account, origin: .stream, readerID: configuration.readerID),
-            let candidate = await withFollowedAuthors([parsed]).first
+            let candidate = await withThreadRoots(
+                withFollowedAuthors([parsed]),
+                parents: notification.status.map { [$0.id: $0.inReplyToID] } ?? [:]
+            ).first
         else { return nil }
         let decision = try await decide(candidate)
         await updateWidget()
@@ -243,20 +246,24 @@ public actor MastodonNotificationRaiser {
         let marker = try await engine.localMarker(.notifications)
         let readerID = configuration.readerID
         var candidates: [NotificationCandidate] = []
+        var parents: [ServerID: ServerID?] = [:]
         for group in try await engine.notificationGroups() {
+            if let status = group.status { parents[status.id] = status.inReplyToID }
             if let candidate = NotificationCandidate(group, account: account, origin: origin, readerID: readerID) {
                 candidates.append(candidate)
             }
         }
         for notification in try await engine.notifications() {
+            if let status = notification.status { parents[status.id] = status.inReplyToID }
             if let candidate = NotificationCandidate(
                 notification, account: account, origin: origin, readerID: readerID)
             {
                 candidates.append(candidate)
             }
         }
-        return candidates.filter { candidate in marker.map { candidate.serverID > $0 } ?? true }
+        let unread = candidates.filter { candidate in marker.map { candidate.serverID > $0 } ?? true }
             .sorted { $0.serverID < $1.serverID }
+        return await withThreadRoots(unread, parents: parents)
     }
 
     /// The account's widget line: the unread count (the stored notifications and groups past the marker, or

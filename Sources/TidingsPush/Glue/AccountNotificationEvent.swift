@@ -16,8 +16,9 @@ public enum AccountNotificationEvent: Hashable, Sendable {
     case generic(NotificationRequest)
     /// The account signed out: withdraw these notifications and remove this channel group.
     case withdraw(NotificationPolicyStore.SignOut)
-    /// These raised notifications were read or removed elsewhere (a Nextcloud `delete`, `delete-multiple` or
-    /// `delete-all` push): withdraw each; the account stays signed in.
+    /// These notifications are to go: read or removed elsewhere (a Nextcloud `delete`, `delete-multiple` or
+    /// `delete-all` push), or the generic notification a push left, replaced by the account's next raise.
+    /// Withdraw each; the account stays signed in.
     case withdrawRaised([String])
     /// The subscriber fell behind and missed this many events (re-read the state).
     case missed(Int)

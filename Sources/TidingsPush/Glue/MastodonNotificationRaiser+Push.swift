@@ -37,18 +37,18 @@ extension MastodonNotificationRaiser {
         case .content:
             let payload: JSONValue
             do {
-                guard let keys else { return unusable("no push keys") }
+                guard let keys else { return try await unusable("no push keys") }
                 let plaintext = try WebPushDecryptor(keys: try await keys()).decrypt(
                     push.body, contentEncoding: push.contentEncoding, cryptoKey: push.cryptoKey,
                     encryption: push.encryption)
                 payload = try JSONValue(parsing: Data(plaintext))
             } catch let error as any TidingsError {
-                return unusable(error.shortDescription)
+                return try await unusable(error.shortDescription)
             } catch {
-                return unusable("\(type(of: error))")
+                return try await unusable("\(type(of: error))")
             }
             guard var candidate = NotificationCandidate(pushPayload: payload, account: account) else {
-                return unusable("payload without a notification the policy raises")
+                return try await unusable("payload without a notification the policy raises")
             }
             // The payload names no v2 group: derive it as Mastodon does, so a group is shown once (PushGroupKey).
             candidate.groupKey = try await pushGroupKey(candidate.category, body: payload["body"]?.stringValue ?? "")
@@ -63,9 +63,13 @@ extension MastodonNotificationRaiser {
         }
     }
 
-    private func unusable(_ reason: String) -> PushHandling {
+    /// The generic notification (Apple), recorded as shown so that the next raise and sign-out withdraw it.
+    private func unusable(_ reason: String) async throws -> PushHandling {
         let generic = NotificationContentBuilder.generic(account: account, context: configuration.content)
-        if let generic { broadcaster.publish(.generic(generic)) }
+        if let generic {
+            try await policy.recordShown(account: account, requestIdentifier: generic.identifier)
+            broadcaster.publish(.generic(generic))
+        }
         return .unusable(reason: reason, generic: generic)
     }
 
@@ -81,14 +85,18 @@ extension MastodonNotificationRaiser {
     }
 
     /// Signs the account out of notifications: stops following polls, deletes the raised set, groups and
-    /// digest state, tells the app to withdraw every raised notification and remove the account's channel
-    /// group, withdraws every push registration (Mastodon `DELETE /api/v1/push/subscription` and its keys, a
-    /// proxy's or distributor's), removes the account's widget line and signals the sign-out.
+    /// digest state, tells the app to withdraw every raised notification (the generic one too, when shown) and
+    /// remove the account's channel group, withdraws every push registration (Mastodon
+    /// `DELETE /api/v1/push/subscription` and its keys, a proxy's or distributor's), removes the account's widget
+    /// line and signals the sign-out.
     ///
+    /// - Parameter alsoWithdrawing: Request identifiers shown outside the policy (another Nextcloud app's, from
+    ///   ``NextcloudPushHandler/signOut()``), withdrawn with the rest.
     /// - Throws: A store error when the raised set cannot be deleted (nothing is withdrawn then).
-    public func signOut() async throws -> SignOutReport {
+    public func signOut(alsoWithdrawing extra: [String] = []) async throws -> SignOutReport {
         stopFollowingPolls()
-        let withdrawal = try await policy.signOut(account: account)
+        var withdrawal = try await policy.signOut(account: account)
+        withdrawal.withdrawRequestIdentifiers = Array(Set(withdrawal.withdrawRequestIdentifiers + extra)).sorted()
         broadcaster.publish(.withdraw(withdrawal))
         var failures: [String: String] = [:]
         for registration in registrations {

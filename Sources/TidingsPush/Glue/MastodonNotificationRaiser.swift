@@ -14,8 +14,8 @@ import TidingsMastodon
 ///   never displays. A raise or update carries the request to show.
 /// - After every run the account's widget line (unread count, recent mentions) goes to the
 ///   ``NotificationWidgetBoard``, which writes the snapshot and emits the badge/widget redraw signal.
-/// - "Now" is the injected ``NotificationPolicyClock`` (a `TestClock` in tests); the time zone is the
-///   configuration's at each decision.
+/// - "Now" is the injected ``NotificationPolicyClock`` (a `TestClock` in tests); the time zone is read from the
+///   configuration's ``NotificationZoneSource`` at each decision (the device's by default, without ICU on Linux).
 /// - It runs on the engine's store queue, so the widget file is never written from the cooperative pool.
 public actor MastodonNotificationRaiser {
     /// The account's key (the raised set's and the engine's).
@@ -26,7 +26,7 @@ public actor MastodonNotificationRaiser {
     public nonisolated let policy: NotificationPolicyStore
     let clock: NotificationPolicyClock
     let board: NotificationWidgetBoard?
-    let registrations: [any PushRegistrationWithdrawing]
+    nonisolated let registrations: [any PushRegistrationWithdrawing]
     let keys: (@Sendable () async throws -> WebPushSubscriptionKeys)?
     let wake: (@Sendable () async -> Void)?
     let broadcaster = ChangeBroadcaster<AccountNotificationEvent> { .missed($0) }
@@ -84,18 +84,21 @@ public actor MastodonNotificationRaiser {
     /// The one-shot jobs the app schedules after now: each coming digest time and the next end of quiet hours;
     /// at each it calls ``releaseHeld()`` (a job that runs late still delivers).
     public func nextJobTimes() -> [Date] {
-        NotificationCalendar(timeZone: configuration.timeZone).jobTimes(
+        NotificationCalendar(zone: currentZone()).jobTimes(
             after: clock.now, settings: configuration.settings)
     }
 
     // MARK: Polls
 
-    /// Polls the account's notifications now (one request) and raises from what the engine stored.
+    /// Learns the server's notifications marker (best effort, never waiting on the rate budget: what another
+    /// device read is then not raised), polls the account's notifications now (one request) and raises from
+    /// what the engine stored.
     ///
     /// - Returns: The decisions, oldest candidate first.
     /// - Throws: `MastodonError` from the poll, or a store error.
     @discardableResult
     public func pollAndRaise() async throws -> [AccountNotificationDecision] {
+        try await learnServerMarker()
         try await engine.pollNotifications()
         return try await raiseFromStore()
     }
@@ -125,32 +128,44 @@ public actor MastodonNotificationRaiser {
         guard
             let parsed = NotificationCandidate(
                 notification, account: account, origin: .stream, readerID: configuration.readerID),
-            let candidate = await withFollowedAuthors([parsed]).first
+            let candidate = await withThreadRoots(
+                withFollowedAuthors([parsed]),
+                parents: notification.status.map { [$0.id: $0.inReplyToID] } ?? [:]
+            ).first
         else { return nil }
         let decision = try await decide(candidate)
         await updateWidget()
         return decision
     }
 
-    /// The background job at a digest time or the end of quiet hours: delivers the digest when one is due
-    /// (over what the engine lists as unread past the marker and not yet raised), then decides again about
-    /// every stored notification past the marker, so what quiet hours held is raised unless the marker
-    /// covered it meanwhile.
+    /// The background job at a digest time or the end of quiet hours: first learns the server's notifications
+    /// marker (what another device read is not raised) and polls the account's notifications (so what a
+    /// content-mode push held without the engine storing it is released too) — best effort, never waiting on
+    /// the rate budget: a failure or a held budget leaves what is stored; then delivers the digest when one is due (over what the engine lists
+    /// as unread past the marker and not yet raised), then decides again about every stored notification past
+    /// the marker, so what quiet hours held is raised unless the marker covered it meanwhile.
+    ///
+    /// When a digest time passed (the summary raised, or nothing left to say) the board's redraw signal says
+    /// `digestTime`; a job that is only the end of quiet hours does not.
     ///
     /// - Returns: The digest summary raised (also sent as ``AccountNotificationEvent/digest(_:)``), and the
     ///   decisions of the second step.
-    /// - Throws: A store error.
+    /// - Throws: A store error, or `CancellationError`.
     @discardableResult
     public func releaseHeld() async throws -> (digest: NotificationRequest?, decisions: [AccountNotificationDecision]) {
+        try await refreshBeforeRelease()
         var digest: NotificationRequest?
         if configuration.settings.isDigest {
-            board?.signals.digestTimeArrived(digestOn: true)
             let unread = await withFollowedAuthors(try await storedCandidates(origin: .poll))
             let outcome = try await policy.deliverDigestIfDue(
                 account: account, unread: unread, settings: configuration.settings, context: try await context())
+            // A digest time passed (with or without anything to say): widgets redraw. A job at the end of quiet
+            // hours before the digest's time is not one.
+            if outcome != .notDue { board?.signals.digestTimeArrived(digestOn: true) }
             if case .raise(let summary) = outcome {
                 digest = summary
                 broadcaster.publish(.digest(summary))
+                try await withdrawGenericShown()
             }
         }
         return (digest, try await raiseFromStore())
@@ -200,13 +215,29 @@ public actor MastodonNotificationRaiser {
         let record = AccountNotificationDecision(
             account: account, serverID: candidate.serverID, origin: candidate.origin, decision: decision)
         broadcaster.publish(.decided(record))
+        if decision.request != nil { try await withdrawGenericShown() }
         return record
+    }
+
+    /// A real notification replaces the generic one a push left (``AccountNotificationEvent/generic(_:)``): it is
+    /// withdrawn once, by whichever process raises first.
+    func withdrawGenericShown() async throws {
+        let generic = "\(account)#generic"
+        if try await policy.takeShown(account: account, requestIdentifier: generic) {
+            broadcaster.publish(.withdrawRaised([generic]))
+        }
     }
 
     func context() async throws -> NotificationPolicyContext {
         NotificationPolicyContext(
-            now: clock.now, timeZone: configuration.timeZone, marker: try await engine.localMarker(.notifications),
+            now: clock.now, zone: currentZone(), marker: try await engine.localMarker(.notifications),
             content: configuration.content)
+    }
+
+    /// The zone now, from the configuration's source; UTC without reading anything when the settings never read
+    /// the local time (no quiet hours, no digest), so such a decision touches no zone file.
+    func currentZone() -> NotificationTimeZone {
+        configuration.settings.usesLocalTime ? configuration.zone.current() : .zoneInfo(.utc)
     }
 
     /// The stored notifications past the marker as candidates, oldest first: v2 groups, then v1 notifications
@@ -215,20 +246,24 @@ public actor MastodonNotificationRaiser {
         let marker = try await engine.localMarker(.notifications)
         let readerID = configuration.readerID
         var candidates: [NotificationCandidate] = []
+        var parents: [ServerID: ServerID?] = [:]
         for group in try await engine.notificationGroups() {
+            if let status = group.status { parents[status.id] = status.inReplyToID }
             if let candidate = NotificationCandidate(group, account: account, origin: origin, readerID: readerID) {
                 candidates.append(candidate)
             }
         }
         for notification in try await engine.notifications() {
+            if let status = notification.status { parents[status.id] = status.inReplyToID }
             if let candidate = NotificationCandidate(
                 notification, account: account, origin: origin, readerID: readerID)
             {
                 candidates.append(candidate)
             }
         }
-        return candidates.filter { candidate in marker.map { candidate.serverID > $0 } ?? true }
+        let unread = candidates.filter { candidate in marker.map { candidate.serverID > $0 } ?? true }
             .sorted { $0.serverID < $1.serverID }
+        return await withThreadRoots(unread, parents: parents)
     }
 
     /// The account's widget line: the unread count (the stored notifications and groups past the marker, or

@@ -77,13 +77,26 @@ public actor MastodonPushAccount {
     }
 
     /// Signs the account out of push and notifications: stops routing its endpoint, then the raiser's
-    /// ``MastodonNotificationRaiser/signOut()`` (withdrawals, raised set, registrations), and tells the
-    /// scheduler the account is no longer pushed.
+    /// ``MastodonNotificationRaiser/signOut(alsoWithdrawing:)`` (withdrawals, raised set, registrations), then
+    /// withdraws its own registrar's subscription (`DELETE /api/v1/push/subscription`, its keys) unless the raiser
+    /// was given that registrar already — so the server stops pushing however the raiser was built; a
+    /// subscription the server no longer has (404) counts as removed — and tells the scheduler the account is no
+    /// longer pushed.
     ///
+    /// - Returns: The raiser's report; a subscription the server could not be told about is in its `failures`
+    ///   under `mastodon` (the keys are deleted all the same).
     /// - Throws: A store error from the raised set's deletion.
     public func signOut() async throws -> MastodonNotificationRaiser.SignOutReport {
         router.remove(account: raiser.account)
-        let report = try await raiser.signOut()
+        var report = try await raiser.signOut()
+        if !raiser.registrations.contains(where: { ($0 as? MastodonWebPushRegistrar) === registrar }) {
+            do {
+                try await registrar.withdrawRegistration()
+            } catch {
+                report.failures[registrar.registrationName] =
+                    (error as? any TidingsError)?.description ?? "\(type(of: error))"
+            }
+        }
         status = .none
         sentAlerts = nil
         await tellScheduler()

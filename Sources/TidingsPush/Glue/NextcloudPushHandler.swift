@@ -108,6 +108,19 @@ public struct NextcloudPushHandler: Sendable {
         return try await raiser.policy.raisedRequestIdentifier(account: account, serverID: newest.serverID)
     }
 
+    /// Signs the account out: the raiser's ``MastodonNotificationRaiser/signOut(alsoWithdrawing:)`` (raised set,
+    /// registrations, widget line) withdrawing every notification the `nid` map holds too — another app's
+    /// (`<account>#nextcloud:<nid>`) and what the app recorded with ``recordRaised(nid:raisedIdentifier:)`` —, then
+    /// the account's map is deleted. Sign a Nextcloud account out here rather than at the raiser alone.
+    ///
+    /// - Throws: A store error (the map is kept when the raiser's sign-out fails, so nothing is lost).
+    public func signOut() async throws -> MastodonNotificationRaiser.SignOutReport {
+        let mapped = try await raised.raisedIdentifiers(account: account)
+        let report = try await raiser.signOut(alsoWithdrawing: mapped)
+        try await raised.forget(account: account)
+        return report
+    }
+
     /// Remembers that the app raised `raisedIdentifier` for another app's notification `nid`, so a later
     /// `delete` push withdraws it.
     ///

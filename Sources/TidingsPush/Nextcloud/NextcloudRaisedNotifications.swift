@@ -66,6 +66,24 @@ public final class NextcloudRaisedNotifications: Sendable {
         }
     }
 
+    /// Every raised identifier mapped for `account` (what its sign-out withdraws), by `nid`.
+    ///
+    /// - Throws: `StoreError` from SQLite.
+    public func raisedIdentifiers(account: String) async throws -> [String] {
+        let table = Self.tableName
+        return try await database.read { db in
+            try db.fetchAll(String.self, "SELECT raised FROM \(table) WHERE account = ? ORDER BY nid", [account])
+        }
+    }
+
+    /// Deletes the account's map (sign-out): a later `delete` for one of its `nid`s withdraws nothing.
+    ///
+    /// - Throws: `StoreError` from SQLite.
+    public func forget(account: String) async throws {
+        let table = Self.tableName
+        try await database.write { db in try db.execute("DELETE FROM \(table) WHERE account = ?", [account]) }
+    }
+
     private func withdraw(nids: [Int64], account: String) async throws -> NextcloudPushOutcome {
         let table = Self.tableName
         let raised = try await database.write { db in

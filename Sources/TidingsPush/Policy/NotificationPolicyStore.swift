@@ -37,7 +37,7 @@ public final class NotificationPolicyStore: Sendable {
     public static let schema = SQLiteSchema(
         tables: tables, migrations: [.init(version: 1, name: "notification policy") { try createTables($0) }])
 
-    private let database: SQLiteDatabase
+    let database: SQLiteDatabase
 
     /// Uses `database`, whose schema must include ``tables``.
     public init(database: SQLiteDatabase) { self.database = database }
@@ -60,6 +60,12 @@ public final class NotificationPolicyStore: Sendable {
                 let requestID =
                     raised.group?.requestIdentifier ?? "\(candidate.account)#notification:\(candidate.serverID)"
                 try Self.recordGroup(db, candidate, requestID: requestID)
+            case .hold where settings.isDigest:
+                // The first hold starts the digest's count (when no delivery did yet), so the first digest time
+                // after it delivers: otherwise an app's first digest job would only start the count.
+                try db.execute(
+                    "INSERT OR IGNORE INTO tidings_notification_state(account, key, value) VALUES (?, ?, ?)",
+                    [candidate.account, Self.lastDigestKey, String(context.now.timeIntervalSince1970)])
             case .hold, .drop: break
             }
             return decision
@@ -99,9 +105,10 @@ public final class NotificationPolicyStore: Sendable {
     /// Delivers the account's digest when a digest time passed since the last one (a job that runs late still
     /// delivers): one summary of `unread` — what the server still lists as unread — less what the marker covers,
     /// the switched-off categories, what was raised already and, when the setting lets them come at once, private
-    /// mentions and mentions from followed accounts (the decision raises those on their own). Records the summary's notification IDs in the
-    /// raised set and the delivery time. The first call for an account records the time and delivers nothing:
-    /// the digest starts then.
+    /// mentions and mentions from followed accounts (the decision raises those on their own). Records the summary's
+    /// notification IDs in the raised set and the delivery time. The digest's count starts at the account's first
+    /// hold while the digest is on (``decideAndRecord(_:settings:context:)``), so the first digest time after it
+    /// delivers; a call before anything was held records the time and delivers nothing: the digest starts then.
     ///
     /// - Throws: `StoreError` from SQLite; nothing is recorded then.
     public func deliverDigestIfDue(
@@ -112,13 +119,14 @@ public final class NotificationPolicyStore: Sendable {
             let calendar = NotificationCalendar(zone: context.zone)
             let stored = try db.fetchOne(
                 String.self, "SELECT value FROM tidings_notification_state WHERE account = ? AND key = ?",
-                [account, "last_digest"])
+                [account, Self.lastDigestKey])
             let recordNow = {
                 try db.execute(
                     "INSERT OR REPLACE INTO tidings_notification_state(account, key, value) VALUES (?, ?, ?)",
-                    [account, "last_digest", String(context.now.timeIntervalSince1970)])
+                    [account, Self.lastDigestKey, String(context.now.timeIntervalSince1970)])
             }
-            // The first call only starts the count: a digest covers times after it was first asked for.
+            // Nothing held and no delivery yet: this call only starts the count (a digest covers times after it
+            // was first asked for).
             guard let last = stored.flatMap(Double.init).map(Date.init(timeIntervalSince1970:)) else {
                 try recordNow()
                 return .notDue
@@ -157,7 +165,8 @@ public final class NotificationPolicyStore: Sendable {
         public var removeChannelGroup: String
     }
 
-    /// Deletes the account's raised set and state, and returns what the app must withdraw.
+    /// Deletes the account's raised set and state, and returns what the app must withdraw (what was raised, and
+    /// what was recorded as shown outside the raised set: the generic notification).
     ///
     /// - Throws: `StoreError` from SQLite; nothing is deleted then.
     public func signOut(account: String) async throws -> SignOut {
@@ -167,10 +176,11 @@ public final class NotificationPolicyStore: Sendable {
                 [account])
             let groups = try db.fetchAll(
                 String.self, "SELECT DISTINCT request_id FROM tidings_raised_groups WHERE account = ?", [account])
+            let shown = try Self.shownIdentifiers(db, account: account)
             for table in ["tidings_raised_notifications", "tidings_raised_groups", "tidings_notification_state"] {
                 try db.execute("DELETE FROM \(table) WHERE account = ?", [account])
             }
-            let identifiers = Array(Set(notifications + groups)).sorted()
+            let identifiers = Array(Set(notifications + groups + shown)).sorted()
             return SignOut(withdrawRequestIdentifiers: identifiers, removeChannelGroup: account)
         }
     }
@@ -197,6 +207,9 @@ public final class NotificationPolicyStore: Sendable {
                 ["permission_asked"])
         }
     }
+
+    /// The state key of an account's last digest delivery (or the start of its count).
+    static let lastDigestKey = "last_digest"
 
     private static func raisedState(_ db: SQLiteConnection, _ candidate: NotificationCandidate) throws
         -> RaisedState

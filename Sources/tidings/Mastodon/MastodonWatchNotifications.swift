@@ -48,8 +48,7 @@ struct MastodonWatchNotifications: Sendable {
             clock: NotificationPolicyClock(ContinuousClock(), origin: Date()),
             configuration: NotificationRaiserConfiguration(
                 mode: mode ?? .wake,
-                content: NotificationContentContext(platform: .android, accountHandle: engine.account),
-                timeZone: .current),
+                content: NotificationContentContext(platform: .android, accountHandle: engine.account)),
             pushKeys: { try await registrar.keys() })
         let router = PushAccountRouter()
         guard mode != nil else {

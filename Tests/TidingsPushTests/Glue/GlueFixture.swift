@@ -27,6 +27,8 @@ struct GlueFixture {
     let registrar: MastodonWebPushRegistrar
     let raiser: MastodonNotificationRaiser
     let pushes = LockedState<[IncomingWebPush]>([])
+    /// Every request alice's engine sent, as `METHOD /path`.
+    let sent = LockedState<[String]>([])
 
     /// The schema of one store file holding the timeline, the policy's tables and the push keys.
     static let schema = SQLiteSchema(
@@ -44,8 +46,12 @@ struct GlueFixture {
 
     init(
         configuration: NotificationRaiserConfiguration = NotificationRaiserConfiguration(),
-        variant: MastodonSandboxVariant = .mastodon, wake: (@Sendable () async -> Void)? = nil
+        variant: MastodonSandboxVariant = .mastodon, wake: (@Sendable () async -> Void)? = nil,
+        budget: RateBudget? = nil, zone: NotificationZoneSource = .fixed(.zoneInfo(.utc))
     ) async throws {
+        // The times the tests name are UTC's, whatever zone the machine running them is in.
+        var configuration = configuration
+        configuration.zone = zone
         let clock = clock
         let now: @Sendable () -> Date = { Self.epoch.addingTimeInterval(clock.now.offset.inSeconds) }
         server = MastodonSandboxServer(variant: variant, now: now)
@@ -56,7 +62,11 @@ struct GlueFixture {
         await server.follow(alice, bob)
         database = try SQLiteDatabase.inMemory(schema: Self.schema)
         let store = MastodonTimelineStore(database: database, now: now)
-        let client = Self.client(http, token: "alice-token")
+        let sent = sent
+        let client = MastodonAPIClient(
+            server: URL(string: "https://sandbox.invalid")!, accountKey: Self.account,
+            authorization: MastodonAuthorization(token: "alice-token"),
+            transport: RecordingTransport(inner: MastodonSandboxTransport(server: http), sent: sent), budget: budget)
         engine = MastodonAccountEngine(
             client: client, store: store, capabilities: try await MastodonCapabilities.fetch(with: client),
             clock: clock)
@@ -108,6 +118,17 @@ struct GlueFixture {
     /// `who` favourites status `id` through the API.
     func favourite(_ id: String, by token: String) async throws {
         _ = try await Self.client(http, token: token, account: token).perform(.favourite, status: ServerID(id))
+    }
+}
+
+/// Passes every request on and notes its method and path.
+struct RecordingTransport: MastodonTransport {
+    let inner: any MastodonTransport
+    let sent: LockedState<[String]>
+
+    func response(for request: HTTPRequest) async throws -> HTTPResponse {
+        sent.withLock { $0.append("\(request.method.rawValue) \(request.url.path)") }
+        return try await inner.response(for: request)
     }
 }
 

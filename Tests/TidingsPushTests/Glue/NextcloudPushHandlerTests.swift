@@ -144,6 +144,27 @@ import TidingsPush
         #expect(deleted == .withdrew(raisedIdentifiers: [request.identifier]))
     }
 
+    @Test func signOutWithdrawsAnotherAppsNotificationsAndForgetsTheNidMap() async throws {
+        var configuration = NotificationRaiserConfiguration()
+        configuration.content = NotificationContentContext(platform: .apple, accountHandle: "alice@sandbox")
+        let setup = try await Setup(configuration: configuration)
+        let mention = try await setup.mention("hi @alice", nid: 5)
+        let talk = try await setup.handler.handle(
+            messageJSON: try Self.push(#"{"app":"spreed","subject":"Bob called","type":"call","id":"r1","nid":8}"#))
+        guard case .otherAppRaised(8, "spreed", let call) = talk else {
+            Issue.record("not worded: \(talk)")
+            return
+        }
+        let events = setup.fixture.raiser.events()
+        let report = try await setup.handler.signOut()
+        #expect(report.withdrawal.withdrawRequestIdentifiers == [call.identifier, mention].sorted())
+        var iterator = events.makeAsyncIterator()
+        #expect(await iterator.next() == .withdraw(report.withdrawal))
+        // The map is gone: a late delete of either nid withdraws nothing more.
+        let late = try await setup.handler.handle(messageJSON: try Self.push(#"{"delete-multiple":true,"nids":[5,8]}"#))
+        #expect(late == .withdrew(raisedIdentifiers: []))
+    }
+
     @Test func anotherAppsNotificationIsHandedToTheAppUnpolledWhereNothingMustBeShown() async throws {
         var configuration = NotificationRaiserConfiguration()
         configuration.content = NotificationContentContext(platform: .android)

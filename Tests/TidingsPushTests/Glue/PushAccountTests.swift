@@ -50,6 +50,37 @@ import TidingsPush
         #expect(await account.status == .none)
     }
 
+    @Test func signOutWithdrawsItsOwnRegistrationWhenTheRaiserWasNotGivenIt() async throws {
+        let fixture = try await GlueFixture(configuration: NotificationRaiserConfiguration(mode: .content))
+        // The app built the raiser without `registrations:`.
+        let raiser = MastodonNotificationRaiser(
+            engine: fixture.engine, policy: fixture.policy,
+            clock: NotificationPolicyClock(fixture.clock, origin: GlueFixture.epoch),
+            configuration: NotificationRaiserConfiguration(mode: .content))
+        let account = MastodonPushAccount(raiser: raiser, registrar: fixture.registrar, router: PushAccountRouter())
+        #expect(await account.launch(endpoint: GlueFixture.endpoint) != .none)
+        let keys = try await fixture.registrar.keys()
+        #expect(fixture.server.pushSubscriptions.subscription(token: "alice-token") != nil)
+        let report = try await account.signOut()
+        #expect(report.failures.isEmpty)
+        #expect(fixture.server.pushSubscriptions.subscription(token: "alice-token") == nil, "the server stops pushing")
+        #expect(try await fixture.registrar.keys().base64URLPublicKey != keys.base64URLPublicKey, "keys deleted")
+        // Signing out again is harmless: the server's 404 for the gone subscription counts as removed.
+        let deletes = { fixture.sent.withLock { $0 }.filter { $0 == "DELETE /api/v1/push/subscription" }.count }
+        #expect(deletes() == 1)
+        #expect(try await account.signOut().failures.isEmpty)
+        #expect(deletes() == 2)
+    }
+
+    @Test func signOutSendsOneDeleteWhenTheRaiserHoldsTheRegistrationToo() async throws {
+        let fixture = try await GlueFixture(configuration: NotificationRaiserConfiguration(mode: .content))
+        let account = MastodonPushAccount(
+            raiser: fixture.raiser, registrar: fixture.registrar, router: PushAccountRouter())
+        await account.launch(endpoint: GlueFixture.endpoint)
+        #expect(try await account.signOut().failures.isEmpty)
+        #expect(fixture.sent.withLock { $0 }.filter { $0 == "DELETE /api/v1/push/subscription" }.count == 1)
+    }
+
     @Test func aPushedAccountIsPolledAtMostEveryTenMinutesInTheBackground() async throws {
         let fixture = try await GlueFixture()
         let scheduler = MastodonPollScheduler(clock: fixture.clock)

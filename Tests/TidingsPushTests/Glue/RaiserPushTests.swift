@@ -45,6 +45,30 @@ import TidingsPush
         #expect(again.label == "drop:alreadyRaised")
     }
 
+    @Test func contentModeShowsThePushedIconThroughTheImageCache() async throws {
+        struct BobCached: NotificationImageCache {
+            func cachedFilePath(for url: URL) -> String? {
+                url.absoluteString == "https://sandbox.invalid/avatars/bob.png" ? "/caches/bob.png" : nil
+            }
+        }
+        var configuration = NotificationRaiserConfiguration(mode: .content)
+        configuration.content = NotificationContentContext(imageCache: BobCached())
+        let fixture = try await GlueFixture(configuration: configuration)
+        let push = try await mentionPushed(fixture)
+        guard case .decided(let decision) = try await fixture.raiser.handle(push) else {
+            Issue.record("not decided")
+            return
+        }
+        #expect(decision.decision.request?.avatar == .cachedFile(path: "/caches/bob.png"))
+        // Without the cache the payload's icon is the remote avatar.
+        let uncached = try await GlueFixture(configuration: NotificationRaiserConfiguration(mode: .content))
+        guard case .decided(let remote) = try await uncached.raiser.handle(try await mentionPushed(uncached)) else {
+            Issue.record("not decided")
+            return
+        }
+        #expect(remote.decision.request?.avatar == .remote(URL(string: "https://sandbox.invalid/avatars/bob.png")!))
+    }
+
     @Test func wakeModePollsAndRaisesThereWithoutDecrypting() async throws {
         let fixture = try await GlueFixture(configuration: NotificationRaiserConfiguration(mode: .wake))
         let push = try await mentionPushed(fixture)

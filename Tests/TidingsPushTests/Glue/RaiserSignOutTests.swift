@@ -42,6 +42,47 @@ import TidingsPush
         #expect(fixture.board.snapshot(at: GlueFixture.epoch).accounts.isEmpty)
     }
 
+    /// alice in content mode on Apple, and an undecryptable push of bob's mention handled: the generic notification.
+    private func genericShown() async throws -> (GlueFixture, NotificationRequest) {
+        var configuration = NotificationRaiserConfiguration(mode: .content)
+        configuration.content = NotificationContentContext(platform: .apple, accountHandle: "alice@sandbox")
+        let fixture = try await GlueFixture(configuration: configuration)
+        try await fixture.subscribe()
+        await fixture.server.post(as: fixture.bob, "hi @alice", mentioning: [fixture.alice])
+        var push = try #require(await fixture.receivedPushes(1).first)
+        push.body[push.body.count - 1] ^= 0x01  // the tag no longer authenticates
+        guard case .unusable(_, let generic?) = try await fixture.raiser.handle(push) else {
+            throw PushRoutingError.unknownEndpoint
+        }
+        return (fixture, generic)
+    }
+
+    @Test func theNextRaiseWithdrawsTheGenericNotificationOnce() async throws {
+        let (fixture, generic) = try await genericShown()
+        #expect(generic.identifier == "\(GlueFixture.account)#generic")
+        let events = fixture.raiser.events()
+        #expect(try await fixture.raiser.pollAndRaise().map(\.label) == ["raise"])
+        await fixture.server.post(as: fixture.carol, "and hi again @alice", mentioning: [fixture.alice])
+        #expect(try await fixture.raiser.pollAndRaise().map(\.label) == ["drop:alreadyRaised", "raise"])
+        await fixture.raiser.withdrawRaised(["fence"])
+        var withdrawn: [[String]] = []
+        for await event in events {
+            guard case .withdrawRaised(let identifiers) = event else { continue }
+            if identifiers == ["fence"] { break }
+            withdrawn.append(identifiers)
+        }
+        #expect(withdrawn == [[generic.identifier]], "the real notification replaces it; the second raise has none")
+        // Withdrawn already: sign-out does not name it again.
+        #expect(try await fixture.raiser.signOut().withdrawal.withdrawRequestIdentifiers.count == 2)
+    }
+
+    @Test func signOutWithdrawsAGenericNotificationStillShown() async throws {
+        let (fixture, generic) = try await genericShown()
+        let report = try await fixture.raiser.signOut()
+        #expect(report.withdrawal.withdrawRequestIdentifiers == [generic.identifier])
+        #expect(try await fixture.policy.signOut(account: GlueFixture.account).withdrawRequestIdentifiers.isEmpty)
+    }
+
     @Test func aFailingRegistrationIsReportedAndTheOthersStillRun() async throws {
         let calls = LockedState(0)
         let fixture = try await GlueFixture()

@@ -58,6 +58,26 @@ import TidingsPush
         }
     }
 
+    @Test func aPushedIconIsTheRemoteAvatarOrTheCachedFileWhenTheImageCacheHasIt() throws {
+        func request(icon: String, cache: (any NotificationImageCache)?) throws -> NotificationRequest {
+            let payload = try JSONValue(
+                parsing:
+                    #"{"notification_id": "9", "notification_type": "mention", "title": "t", "body": "b", "icon": "\#(icon)"}"#
+            )
+            let candidate = try #require(NotificationCandidate(pushPayload: payload, account: S.account))
+            return NotificationContentBuilder.request(for: candidate, context: .init(imageCache: cache))
+        }
+        let bob = try #require(URL(string: "https://cdn/bob.png"))
+        #expect(try request(icon: bob.absoluteString, cache: nil).avatar == .remote(bob))
+        #expect(
+            try request(icon: bob.absoluteString, cache: OneImageCache()).avatar == .cachedFile(path: "/caches/bob.png")
+        )
+        // Not in the cache: the remote URL.
+        let carol = try #require(URL(string: "https://cdn/carol.png"))
+        #expect(try request(icon: carol.absoluteString, cache: OneImageCache()).avatar == .remote(carol))
+        #expect(try request(icon: "", cache: OneImageCache()).avatar == nil)
+    }
+
     @Test func aMentionIsWordedLaidOutAndActionableByPlatform() {
         let candidate = S.candidate("1", .mention, html: "<p>Are you <b>coming</b>?</p>")
         let context = NotificationContentContext(

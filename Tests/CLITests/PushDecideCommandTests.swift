@@ -69,7 +69,7 @@ import TidingsPush
             let run = await run(store, input: try message(plaintext))
             #expect(run.status == 65, "\(plaintext)")
             #expect(run.output.isEmpty)
-            #expect(run.error.hasPrefix("Error: The plaintext is not a Mastodon push payload"), "\(run.error)")
+            #expect(run.error.hasPrefix("Error: The push is refused: "), "\(run.error)")
         }
     }
 

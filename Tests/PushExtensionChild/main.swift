@@ -4,8 +4,8 @@
 // Usage (the subscription's keys in TIDINGS_PUSH_PRIVATE_KEY and TIDINGS_PUSH_AUTH, base64url, never on the
 // command line):
 //   PushExtensionChild decide <store path> <account> <push body file>
-//     Decrypts the aes128gcm Web Push body, builds the notification candidate from Mastodon's payload and runs
-//     the policy's decideAndRecord on the store: prints `decision raise <request id>` or `decision drop <reason>`
+//     Decrypts the aes128gcm Web Push body and decides on it through the library's extension entry point,
+//     MastodonPushExtensionDecider (the stored marker and groups, the group key, decideAndRecord): prints `decision raise <request id>` or `decision drop <reason>`
 //     (hold: `decision hold <reason>`).
 //   PushExtensionChild act <store path> <account> <push body file> <status id> <reply text>
 //     As `decide`, then what the person tapped on the notification, recorded in the durable outboxes only (the
@@ -56,24 +56,26 @@ func run(_ arguments: [String]) async throws {
     }
     let keys = try WebPushSubscriptionKeys(base64URLPrivateKey: privateKey, base64URLAuthSecret: auth)
     let body = [UInt8](try Data(contentsOf: URL(fileURLWithPath: bodyPath)))
-    let plaintext = try WebPushDecryptor(keys: keys).decryptAES128GCM(body)
-    let payload = try JSONValue(parsing: plaintext)
-    guard let candidate = NotificationCandidate(pushPayload: payload, account: account) else {
-        fail("not a Mastodon notification payload", status: 1)
-    }
-    // The app holds its connection and writes meanwhile: wait for its write lock, never fail on it.
-    let database = try await SQLiteDatabase.open(
-        path: path, schema: schema, configuration: .init(busyTimeout: .seconds(30), checksIntegrityOnOpen: false))
-    defer { database.close() }
-    let decision = try await NotificationPolicyStore(database: database).decideAndRecord(
-        candidate, settings: NotificationSettings(),
-        context: NotificationPolicyContext(now: Date(), timeZone: .gmt, marker: nil))
-    switch decision {
+    // The library's extension path: the stored marker and groups, the group key, one write transaction. The app
+    // holds its connection and writes meanwhile: wait for its write lock, never fail on it.
+    let decider = MastodonPushExtensionDecider(
+        account: account, path: path, schema: schema, cipher: nil,
+        configuration: NotificationRaiserConfiguration(mode: .content, zone: .fixed(.zoneInfo(.utc))),
+        busyTimeout: .seconds(30))
+    let handling = try await decider.decide(
+        IncomingWebPush(endpoint: URL(string: "https://push.invalid/child")!, body: body, contentEncoding: "aes128gcm"),
+        keys: keys)
+    guard case .decided(let decided) = handling else { fail("not decided: \(handling)", status: 1) }
+    switch decided.decision {
     case .raise(let request), .update(let request): say("decision raise \(request.identifier)")
     case .hold(_, let reason): say("decision hold \(reason.rawValue)")
     case .drop(let reason): say("decision drop \(reason.rawValue)")
     }
     guard command == "act" else { return }
+    // The actions go through the app's outboxes on a connection of the extension's own.
+    let database = try await SQLiteDatabase.open(
+        path: path, schema: schema, configuration: .init(busyTimeout: .seconds(30), checksIntegrityOnOpen: false))
+    defer { database.close() }
     let statusID = arguments[5]
     let client = MastodonAPIClient(
         server: URL(string: "https://offline.invalid")!, accountKey: account,

@@ -58,23 +58,38 @@ public enum PushGroupKey {
     }
 }
 
-extension MastodonNotificationRaiser {
-    /// The group a content-mode push of `category` with `body` belongs to (``PushGroupKey``); nil for a kind
-    /// Mastodon does not group.
-    func pushGroupKey(_ category: NotificationCategory, body: String) async throws -> String? {
-        guard PushGroupKey.groupedCategories.contains(category) else { return nil }
-        let now = clock.now
-        let span = TimeInterval(PushGroupKey.maximumSpanHours * 3600)
-        for stored in try await engine.notificationGroups().reversed() {
+extension PushGroupKey {
+    /// The group a content-mode push of `category` with `body` belongs to at `now`: the newest of `groups` (the
+    /// stored v2 groups, newest first) that it continues, else a provisional key continuing `existing(base)`
+    /// (the policy's stored keys with that start); nil for a kind Mastodon does not group. The raiser and
+    /// ``MastodonPushExtensionDecider`` both derive it here, so the app and its extension agree on the group.
+    public static func key(
+        _ category: NotificationCategory, body: String, now: Date, groups: [MastodonGroupPayload],
+        existing: (String) async throws -> [String]
+    ) async throws -> String? {
+        guard groupedCategories.contains(category) else { return nil }
+        let span = TimeInterval(maximumSpanHours * 3600)
+        for stored in groups.reversed() {
             let group = stored.group
             guard NotificationCategory(type: group.type) == category, !group.groupKey.hasPrefix("ungrouped-"),
                 let latest = group.latestPageNotificationAt, now.timeIntervalSince(latest) < span
             else { continue }
             if category == .follow { return group.groupKey }
-            if let status = stored.status, PushGroupKey.body(body, matches: status) { return group.groupKey }
+            if let status = stored.status, Self.body(body, matches: status) { return group.groupKey }
         }
-        let base = PushGroupKey.provisionalBase(category, body: body)
-        return PushGroupKey.provisionalKey(
-            base: base, now: now, existing: try await policy.groupKeys(account: account, prefix: base))
+        let base = provisionalBase(category, body: body)
+        return provisionalKey(base: base, now: now, existing: try await existing(base))
+    }
+}
+
+extension MastodonNotificationRaiser {
+    /// The group a content-mode push of `category` with `body` belongs to (``PushGroupKey``); nil for a kind
+    /// Mastodon does not group.
+    func pushGroupKey(_ category: NotificationCategory, body: String) async throws -> String? {
+        guard PushGroupKey.groupedCategories.contains(category) else { return nil }
+        let (policy, account) = (self.policy, self.account)
+        return try await PushGroupKey.key(
+            category, body: body, now: clock.now, groups: try await engine.notificationGroups()
+        ) { base in try await policy.groupKeys(account: account, prefix: base) }
     }
 }

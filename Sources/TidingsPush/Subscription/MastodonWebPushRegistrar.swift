@@ -81,7 +81,17 @@ public actor MastodonWebPushRegistrar {
     }
 
     private func storedKeys() async throws -> WebPushSubscriptionKeys? {
-        let account = self.account
+        try await Self.storedKeys(account: account, database: database, cipher: cipher)
+    }
+
+    /// The keys stored for `account` in `database`, opened with `cipher`, or nil when it has none: what a
+    /// notification extension decrypts with (``MastodonPushExtensionDecider``), reading only (no key is made).
+    ///
+    /// - Throws: `StoreError` when the store fails or a sealed value does not open (wrong key, tampered row);
+    ///   ``WebPushError`` when stored bytes are not keys.
+    static func storedKeys(account: String, database: SQLiteDatabase, cipher: ValueCipher) async throws
+        -> WebPushSubscriptionKeys?
+    {
         let row = try await database.read { db in
             try db.fetchOne(
                 "SELECT private_key, auth FROM push_mastodon_registrations WHERE account = ?", [account]

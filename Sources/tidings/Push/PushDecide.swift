@@ -1,5 +1,6 @@
 import Foundation
 import TidingsCore
+import TidingsMastodon
 import TidingsPush
 
 /// `tidings push decrypt --store PATH --account HANDLE`: the notification policy's decision for the decrypted
@@ -83,44 +84,47 @@ extension PushOptions {
     }
 }
 
-/// How the decision step opens its store: no integrity scan (it reads every page) and at most a second's wait for
-/// another process's lock, so a memory- and time-limited extension process never stalls behind the app.
-let pushDecisionStoreConfiguration = SQLiteDatabase.Configuration(
-    busyTimeout: .seconds(1), checksIntegrityOnOpen: false)
+/// The store `--store` names: the engine's timeline tables (its notifications marker and v2 groups), the policy's
+/// and the push keys', as an app's store holds them, so the decision reads what an extension reads.
+let pushDecisionSchema = SQLiteSchema(
+    tables: MastodonTimelineSchema.schema.tables + NotificationPolicyStore.tables + PushStoreSchema.schema.tables,
+    migrations: MastodonTimelineSchema.schema.migrations + [
+        .init(version: MastodonTimelineSchema.schema.migrations.count + 1, name: "notification policy and push keys") {
+            db in
+            try NotificationPolicyStore.createTables(db)
+            for migration in PushStoreSchema.schema.migrations { try migration.body(db) }
+        }
+    ])
 
-/// Runs the policy on `plaintext`, a Mastodon Web Push payload, and prints the decision.
+/// Decrypts `push` with `keys` and runs the notification policy on it through the library's extension path
+/// (``MastodonPushExtensionDecider``: the stored marker and groups, the group key, one write transaction), and
+/// prints the decision.
 ///
-/// - Throws: ``ToolFailure`` `dataError` for a payload that is not a Mastodon notification, `temporaryFailure`
-///   when the store is busy or cannot be opened.
-func decidePush(_ plaintext: [UInt8], options: PushDecideOptions, json: Bool) async throws {
-    let payload: JSONValue
+/// - Throws: ``ToolFailure`` `dataError` for a body that does not decrypt or a payload that is not a Mastodon
+///   notification, `temporaryFailure` when the store is busy or cannot be opened.
+func decidePush(_ push: IncomingWebPush, keys: WebPushSubscriptionKeys, options: PushDecideOptions, json: Bool)
+    async throws
+{
+    // `TimeZone.current` and a Foundation calendar load ICU's zone data (~2 MB of P2's peak RSS): the zone is
+    // read from its TZif file instead, and only when the settings read the local time at all (the decider's rule).
+    let zone: NotificationZoneSource = options.zone.map { .fixed(.zoneInfo($0)) } ?? .device
+    let decider = MastodonPushExtensionDecider(
+        account: options.account, path: options.storePath, schema: pushDecisionSchema, cipher: nil,
+        configuration: NotificationRaiserConfiguration(settings: options.settings, mode: .content, zone: zone))
+    let handling: PushHandling
     do {
-        payload = try JSONValue(parsing: plaintext)
-    } catch {
-        throw ToolFailure(ExitCode.dataError, "The plaintext is not a Mastodon push payload: \(error).")
-    }
-    guard let candidate = NotificationCandidate(pushPayload: payload, account: options.account) else {
-        throw ToolFailure(
-            ExitCode.dataError,
-            "The plaintext is not a Mastodon push payload the policy knows (notification_id, notification_type).")
-    }
-    let decision: NotificationDecision
-    do {
-        let database = try await SQLiteDatabase.open(
-            path: options.storePath, schema: NotificationPolicyStore.schema,
-            configuration: pushDecisionStoreConfiguration)
-        let store = NotificationPolicyStore(database: database)
-        let settings = options.settings
-        // `TimeZone.current` and a Foundation calendar load ICU's zone data (~2 MB of P2's peak RSS): the zone is
-        // read from its TZif file instead, and only when the settings read the local time at all.
-        let zone: NotificationTimeZone =
-            if !settings.usesLocalTime { .zoneInfo(.utc) } else { options.zone.map { .zoneInfo($0) } ?? .current() }
-        let context = NotificationPolicyContext(now: Date(), zone: zone, marker: nil)
-        decision = try await store.decideAndRecord(candidate, settings: settings, context: context)
+        handling = try await decider.decide(push, keys: keys)
     } catch let error as StoreError {
         throw ToolFailure(ExitCode.temporaryFailure, "The policy store could not be used: \(error).")
     }
-    Console.current.writeOutput(describe(decision, json: json) + "\n")
+    switch handling {
+    case .decided(let decided):
+        Console.current.writeOutput(describe(decided.decision, json: json) + "\n")
+    case .unusable(let reason, _):
+        throw ToolFailure(ExitCode.dataError, "The push is refused: \(reason).")
+    case .woke, .wakeRequested:
+        throw ToolFailure(ExitCode.software, "The push was not decided in content mode.")
+    }
 }
 
 /// One line: `raise <id>: <title>` / `update <id>: <title>` / `hold until <date>: <reason>` / `drop: <reason>`, or

@@ -1,3 +1,4 @@
+import Foundation
 import TidingsPush
 
 /// What `tidings push decrypt` was asked to do, validated.
@@ -108,15 +109,32 @@ private func runPushDecrypt(_ options: PushDecryptOptions) async throws {
     } catch let error as Console.InputError {
         throw ToolFailure(ExitCode.ioError, error.description)
     }
+    if let decide = options.decide {
+        // The library's extension path decrypts and decides (MastodonPushExtensionDecider): what P2 measures.
+        try await decidePush(options.incoming(body), keys: options.decryptor.keys, options: decide, json: options.json)
+        return
+    }
     let plaintext: [UInt8]
     do {
         plaintext = try options.decryptor.decrypt(body, encoding: options.encoding, legacy: options.legacy)
     } catch {
         throw ToolFailure(ExitCode.dataError, "The body is refused: \(error).")
     }
-    if let decide = options.decide {
-        try await decidePush(plaintext, options: decide, json: options.json)
-    } else {
-        Console.current.writeOutput(bytes: plaintext)
+    Console.current.writeOutput(bytes: plaintext)
+}
+
+extension PushDecryptOptions {
+    /// `body` as a push endpoint receives it: the encoding, and for `aesgcm` the `Crypto-Key` and `Encryption`
+    /// headers the options' `--dh`, `--salt` and `--rs` stand for.
+    func incoming(_ body: [UInt8]) -> IncomingWebPush {
+        var cryptoKey: String?
+        var encryption: String?
+        if let legacy {
+            cryptoKey = "dh=" + WebPushBase64URL.encode(legacy.senderPublicKey)
+            encryption = "salt=" + WebPushBase64URL.encode(legacy.salt) + ";rs=\(legacy.recordSize)"
+        }
+        return IncomingWebPush(
+            endpoint: URL(string: "https://push.invalid/cli")!, body: body, contentEncoding: encoding.rawValue,
+            cryptoKey: cryptoKey, encryption: encryption)
     }
 }

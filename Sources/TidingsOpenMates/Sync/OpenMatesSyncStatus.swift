@@ -74,7 +74,7 @@ public struct OpenMatesSyncStatus: Sendable, Hashable {
 /// Sync becomes pending with every `phased_sync_request` (startup, every reconnect, `cache_primed`) and is
 /// complete only when `phased_sync_complete` arrived for the latest request, the cache is not reported cold,
 /// the store holds at least as many chats as the server reported (up to the store's window), and no
-/// verification of stored chats the server may have deleted is running (``verification(running:storedChatCount:)``). Thin
+/// verification of stored chats the server may have deleted is running (``verification(running:storedChatCount:unverified:)``). Thin
 /// cache-warming events and the passing of time change nothing.
 public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
     /// The current status.

@@ -222,6 +222,36 @@ import TidingsSandbox
         await harness.client.close()
     }
 
+    @Test func aVerificationThatEndsUnansweredLeavesTheStatusMayBeStaleUntilASyncVerifies() async throws {
+        var variant = OpenMatesSandboxVariant()
+        variant.contentNeverAnswered = ["chat-003"]
+        let server = await Self.seeded(variant)
+        let (harness, transport) = try await Self.synced(server)
+        #expect(await harness.client.status.unverifiedChatCount == 0)
+        await Self.whileOffline(harness, transport) { await server.deleteChat("chat-003") }
+        #expect(await eventually { await harness.received("request_chat_content_batch").count == 1 })
+        #expect(await harness.clock.waitForSleepers(2))
+        await harness.clock.advance(by: .seconds(30))
+        // Complete by the phased sync, but the store may still show the chat the server deleted: the status
+        // says so, for a UI's "may be stale".
+        #expect(await harness.untilSynced())
+        var status = await harness.client.status
+        #expect(status.unverifiedChatCount == 1 && status.mayBeStale)
+        #expect(try harness.store.chat("chat-003") != nil)
+        await server.setVariant(OpenMatesSandboxVariant())
+        // The next connection verifies: the chat is found deleted and the status is no longer stale.
+        await server.dropAllConnections()
+        #expect(await harness.untilStatus { $0.connectionStatus == .reconnecting(attempt: 1) })
+        #expect(await harness.clock.waitForSleepers(1))
+        await harness.clock.advance(by: .seconds(1))
+        #expect(await harness.until { $0 == .chatsDeleted(["chat-003"]) })
+        #expect(await harness.untilSynced())
+        status = await harness.client.status
+        #expect(status.unverifiedChatCount == 0 && !status.mayBeStale)
+        #expect(try harness.store.chat("chat-003") == nil)
+        await harness.client.close()
+    }
+
     @Test func aChatDeletedWhileOnlineLeavesTheSyncComplete() async throws {
         let server = await Self.seeded()
         let (harness, _) = try await Self.synced(server)

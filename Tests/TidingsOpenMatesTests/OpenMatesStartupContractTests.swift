@@ -53,6 +53,33 @@ import TidingsSandbox
         #expect(opened == .loading(partial: []))
     }
 
+    @Test func subChatsDoNotCountTowardPhase1bsCapWhenItArrivesBeforePhase1() async throws {
+        var variant = OpenMatesSandboxVariant()
+        variant.contentPhaseFirst = true
+        variant.subChatContentInPhase1b = true
+        let harness = try OpenMatesClientHarness()
+        await harness.server.seed(parents: 12, messagesEach: 2, subChatsOfNewest: 3)
+        await harness.server.setVariant(variant)
+        await harness.client.start()
+        #expect(await harness.untilSynced())
+        let phases = await harness.server.sent.map(\.type).filter { $0.hasPrefix("phase_") }
+        #expect(phases.first == "phase_1b_chat_content_ready")
+        // 10 parents and their 3 sub-chats arrive before anything says which are sub-chats: all 13 get content.
+        let phase1b = try #require(await harness.sent("phase_1b_chat_content_ready").first)
+        #expect(phase1b.payload["chats"]?.arrayValue?.count == 13)
+        for index in 0..<3 {
+            let info = try #require(try harness.store.chat("chat-000-sub-\(index)")).content
+            #expect(!info.isMetadataOnly)
+        }
+        var withContent = 0
+        for chat in try harness.store.chatList() where !chat.isSub {
+            if try #require(try harness.store.chat(chat.chatID)).content.isMetadataOnly == false { withContent += 1 }
+        }
+        #expect(withContent == 10)
+        #expect(try harness.store.chat("chat-010")?.content.isMetadataOnly == true)
+        await harness.client.close()
+    }
+
     @Test func aFirstLoginMatchesTheServer() async throws {
         let harness = try OpenMatesClientHarness()
         await harness.server.seed(parents: 12, messagesEach: 2)

@@ -42,6 +42,94 @@ import TidingsCore
         #expect(try store.count(.tombstones) == 0)
     }
 
+    /// Side data of `chatID`: one embed with its `chat` key and a `master` key, and one code-run output (linked by
+    /// `chat_id`, or by `hashed_chat_id` when `hashedOutput`).
+    private func side(_ chatID: String, hashedOutput: Bool = false) -> OpenMatesStoreChange {
+        let hash = JSONValue.string(OpenMatesStore.hashedChatID(chatID))
+        let embedHash = JSONValue.string(OpenMatesStore.hashedChatID("e-\(chatID)"))
+        let output: [String: JSONValue] =
+            hashedOutput
+            ? ["id": .string("o-\(chatID)"), "hashed_chat_id": hash]
+            : ["id": .string("o-\(chatID)"), "chat_id": .string(chatID)]
+        return .putSide(
+            OpenMatesSideData(
+                embeds: [["embed_id": .string("e-\(chatID)"), "hashed_chat_id": hash]],
+                embedKeys: [
+                    ["id": .string("k-\(chatID)"), "hashed_embed_id": embedHash, "hashed_chat_id": hash],
+                    ["id": .string("m-\(chatID)"), "hashed_embed_id": embedHash, "key_type": "master"],
+                ],
+                codeRunOutputs: [output]))
+    }
+
+    @Test func evictionAndDeletionTakeTheChatsEmbedsKeysAndOutputsWithThem() throws {
+        let store = try OpenMatesStore.inMemory()
+        try fill(store, chats: 100)
+        try store.apply((0..<100).map { side("c\($0)", hashedOutput: $0.isMultiple(of: 2)) })
+        // Side data of no chat (the server's own, or older stores') is kept: nothing tells whose it is.
+        try store.apply([.putSide(OpenMatesSideData(embeds: [["embed_id": "loose"]], codeRunOutputs: [["id": "o"]]))])
+        #expect(try store.count(.embeds) == 101 && store.count(.embedKeys) == 200)
+        #expect(try store.count(.codeRunOutputs) == 101)
+        // Five newer chats evict c0…c4.
+        var sync = try OpenMatesHarness(store: store)
+        for index in 100..<105 { try sync.apply(.chatUpdate(OM.record("c\(index)", lastEdited: 1000 + index))) }
+        #expect(try store.count(.chats) == 100)
+        #expect(try store.count(.embeds) == 96 && store.count(.embedKeys) == 190)
+        #expect(try store.count(.codeRunOutputs) == 96)
+        var embedIDs = try store.clientState().embedIDs
+        #expect(embedIDs.count == 96 && !embedIDs.contains("e-c0") && !embedIDs.contains("e-c4"))
+        #expect(embedIDs.contains("e-c5") && embedIDs.contains("loose"))
+        // A chat the server deleted takes its side data too.
+        try sync.apply(.chatDeleted(chatID: "c7"))
+        #expect(try store.count(.embeds) == 95 && store.count(.embedKeys) == 188)
+        #expect(try store.count(.codeRunOutputs) == 95)
+        embedIDs = try store.clientState().embedIDs
+        #expect(!embedIDs.contains("e-c7") && embedIDs.contains("e-c8"))
+    }
+
+    @Test func aVersion2StoreGetsTheOutputsChatColumnInPlaceKeepingItsOutputs() throws {
+        let directory = try OpenMatesTemporaryDirectory()
+        let path = directory.path("om.sqlite")
+        do {
+            let store = try OpenMatesStore(path: path)
+            try fill(store, chats: 2)
+            // The table as schema 2 made it: no chat column.
+            try store.database.writeWithoutTransaction { db in
+                try db.executeScript(
+                    """
+                    DROP TABLE om_code_run_outputs;
+                    CREATE TABLE om_code_run_outputs(output_id TEXT PRIMARY KEY NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;
+                    INSERT INTO om_code_run_outputs VALUES ('o0', '{"id":"o0","chat_id":"c0"}');
+                    INSERT INTO om_code_run_outputs VALUES ('o1', '{"id":"o1","hashed_chat_id":"\(OpenMatesStore.hashedChatID("c1"))"}');
+                    INSERT INTO om_code_run_outputs VALUES ('o2', '{"id":"o2"}');
+                    PRAGMA user_version = 2;
+                    """)
+            }
+            store.database.close()
+        }
+        let migrated = try OpenMatesStore(path: path)
+        #expect(try migrated.count(.codeRunOutputs) == 3)
+        try migrated.apply([.deleteChat(chatID: "c0")])
+        #expect(try migrated.count(.codeRunOutputs) == 2)
+        try migrated.apply([.deleteChat(chatID: "c1")])
+        // The output that names no chat stays.
+        #expect(try migrated.count(.codeRunOutputs) == 1)
+    }
+
+    @Test func checkpointsAreKeptWhenContentArrivesAgainAtTheSameVersion() throws {
+        let store = try OpenMatesStore.inMemory()
+        var sync = try OpenMatesHarness(store: store)
+        try sync.apply(OM.phase1b([OM.content("c", [OM.message("a")], v: 3)]))
+        #expect(try store.checkpoints(chatID: "c") == nil)
+        var content = OM.content("c", [OM.message("a"), OM.message("b", at: 1)], v: 3)
+        content.compressionCheckpoints = ["upto": "a"]
+        try sync.apply(OM.phase1b([content]))
+        #expect(try store.messages(chatID: "c").count == 2)
+        #expect(try store.checkpoints(chatID: "c") == ["upto": "a"])
+        // Equal again without checkpoints: what was stored stays.
+        try sync.apply(OM.phase1b([OM.content("c", [OM.message("a")], v: 3)]))
+        #expect(try store.checkpoints(chatID: "c") == ["upto": "a"])
+    }
+
     @Test func coldStartLoadsTheListAndTheFirstFiveChatsContentBeforeTheNetwork() throws {
         let directory = try OpenMatesTemporaryDirectory()
         let path = directory.path("om.sqlite")

@@ -14,6 +14,7 @@ extension OpenMatesClient {
     func startVerification(_ chatIDs: [String], serverTotal: Int, storedChats: Int) {
         guard storedChats > serverTotal else { return }
         guard !contentAnswersUnmatched else {
+            tracker.verification(running: false, storedChatCount: storedChats, unverified: chatIDs.count)
             tracker.noteError(
                 "\(chatIDs.count) chats not verified: answers on this connection cannot be matched to requests; "
                     + "verified again at the next sync")
@@ -29,7 +30,7 @@ extension OpenMatesClient {
     /// nothing showed those chats deleted.
     func endVerification(reason: String) {
         let left = verification.end()
-        tracker.verification(running: false, storedChatCount: storedChatCount())
+        tracker.verification(running: false, storedChatCount: storedChatCount(), unverified: left)
         if left > 0 { tracker.noteError("\(left) chats not verified: \(reason); verified again at the next sync") }
     }
 

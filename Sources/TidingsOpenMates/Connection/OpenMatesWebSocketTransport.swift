@@ -23,7 +23,7 @@ public struct OpenMatesWebSocketTransport: OpenMatesTransport, CustomStringConve
     /// ``url`` with the token, the target of the upgrade request: never logged, printed or put in an error.
     let requestURL: URL
     private let credential: Credential?
-    /// The WebSocket settings connections use; ``WebSocket/Configuration/pingInterval`` is 25 s by default.
+    /// The WebSocket settings connections use; `WebSocket.Configuration.pingInterval` is 25 s by default.
     public let configuration: WebSocket.Configuration
 
     /// Creates a transport.

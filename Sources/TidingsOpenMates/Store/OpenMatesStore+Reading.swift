@@ -139,6 +139,20 @@ extension OpenMatesStore {
         }
     }
 
+    /// The chat's compression checkpoints as the server last sent them with its content, or nil (none sent, or
+    /// the chat is not stored).
+    public func checkpoints(chatID: String) throws -> JSONValue? {
+        try database.read { db in
+            let sealed = try db.fetchOne("SELECT checkpoints FROM om_chats WHERE chat_id = ?", [chatID]) {
+                row -> SQLiteValue in try row[0]
+            }
+            guard let sealed else { return nil }
+            return try sealing.open(sealed, "om_chats", "checkpoints", rowID: chatID).flatMap {
+                try? JSONValue(parsing: $0)
+            }
+        }
+    }
+
     /// How many rows a table has (for summaries and tests).
     public func count(_ table: OpenMatesStoreTable) throws -> Int {
         try database.read { db in try db.fetchOne(Int.self, "SELECT count(*) FROM \(table.rawValue)") ?? 0 }

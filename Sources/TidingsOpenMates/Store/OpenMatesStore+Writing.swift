@@ -28,13 +28,18 @@ extension OpenMatesStore {
                     try sealing.seal(checkpoints?.jsonString(), "om_chats", "checkpoints", rowID: chatID), chatID,
                 ])
             try recount(chatID, db)
-        case .mergeMessages(let chatID, let messages, let version, let count):
+        case .mergeMessages(let chatID, let messages, let version, let count, let checkpoints):
             for message in messages { try insert(message, chatID: chatID, db, sealing, replace: false) }
             try db.execute(
                 """
                 UPDATE om_chats SET content_v = max(coalesce(content_v, 0), coalesce(?, content_v, 0)),
-                    server_message_count = coalesce(?, server_message_count) WHERE chat_id = ?
-                """, [version.map(Int64.init), count.map(Int64.init), chatID])
+                    server_message_count = coalesce(?, server_message_count),
+                    checkpoints = coalesce(?, checkpoints) WHERE chat_id = ?
+                """,
+                [
+                    version.map(Int64.init), count.map(Int64.init),
+                    try sealing.seal(checkpoints?.jsonString(), "om_chats", "checkpoints", rowID: chatID), chatID,
+                ])
             try recount(chatID, db)
         case .deleteMessage(let chatID, let messageID):
             try db.execute("DELETE FROM om_messages WHERE chat_id = ? AND message_id = ?", [chatID, messageID])
@@ -42,9 +47,8 @@ extension OpenMatesStore {
         case .deleteChat(let chatID):
             try db.execute("DELETE FROM om_messages WHERE chat_id = ?", [chatID])
             try db.execute("DELETE FROM om_chats WHERE chat_id = ?", [chatID])
-            let hash = hashedChatID(chatID)
-            try db.execute("DELETE FROM om_embeds WHERE hashed_chat_id = ?", [hash])
-            try db.execute("DELETE FROM om_embed_keys WHERE hashed_chat_id = ?", [hash])
+            // Its embeds, keys and code-run outputs go at the end of the transaction
+            // (removeSideDataOfUnstoredChats), with those of evicted chats.
             try db.execute(
                 "INSERT OR REPLACE INTO om_tombstones(chat_id, deleted_at) VALUES (?, strftime('%s','now'))", [chatID])
         case .putSide(let side):
@@ -69,9 +73,9 @@ extension OpenMatesStore {
             for output in side.codeRunOutputs {
                 guard let id = output.omID("id") ?? output.omID("output_id") else { continue }
                 try db.execute(
-                    "INSERT OR REPLACE INTO om_code_run_outputs(output_id, body) VALUES (?, ?)",
+                    "INSERT OR REPLACE INTO om_code_run_outputs(output_id, chat_id, body) VALUES (?, ?, ?)",
                     [
-                        id,
+                        id, try outputChatID(output, db),
                         try sealing.seal(
                             JSONValue.object(output).jsonString(), "om_code_run_outputs", "body", rowID: id),
                     ])
@@ -147,10 +151,16 @@ extension OpenMatesStore {
             """, [chatID, chatID])
     }
 
-    /// Keeps the last `keep` chats (pinned first, then last edited) and every chat a pending action concerns.
+    /// Keeps the last `keep` chats (pinned first, then last edited) and every chat a pending action concerns,
+    /// then removes the messages and side data of chats no longer stored (evicted now, or deleted in this
+    /// transaction).
     static func evict(_ db: SQLiteConnection, keep: Int) throws {
         let count = try db.fetchOne(Int.self, "SELECT count(*) FROM om_chats") ?? 0
-        guard count > keep else { return }
+        if count > keep { try evictBeyond(keep, db) }
+        try removeSideDataOfUnstoredChats(db)
+    }
+
+    private static func evictBeyond(_ keep: Int, _ db: SQLiteConnection) throws {
         try db.execute(
             """
             DELETE FROM om_chats WHERE chat_id NOT IN (

@@ -78,7 +78,9 @@ public final class OpenMatesStore: Sendable {
                 if try !db.tableExists(table.name) { healed.append(table.name) }
                 try db.executeScript(table.sql)
             }
-            return (healed, try sealing.sealValuesInClear(db))
+            let sealed = try sealing.sealValuesInClear(db)
+            _ = try Self.linkCodeRunOutputs(db, sealing)
+            return (healed, sealed)
         }
         if sealedInPlace > 0 { logger.notice("openmates store sealed \(self.sealedInPlace) values stored in clear") }
         if !healedTables.isEmpty {

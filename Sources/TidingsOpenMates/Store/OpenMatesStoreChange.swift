@@ -9,8 +9,11 @@ public enum OpenMatesStoreChange: Sendable, Hashable {
     case replaceContent(
         chatID: String, messages: [OpenMatesWireMessage], messagesV: Int?, serverMessageCount: Int?,
         checkpoints: JSONValue?, keepMessageIDs: Set<String>)
-    /// Adds messages not stored yet (same version: duplicates are ignored), then records the version and count.
-    case mergeMessages(chatID: String, messages: [OpenMatesWireMessage], messagesV: Int?, serverMessageCount: Int?)
+    /// Adds messages not stored yet (same version: duplicates are ignored), then records the version and count,
+    /// and the compression checkpoints when the content carried them (none keeps what is stored).
+    case mergeMessages(
+        chatID: String, messages: [OpenMatesWireMessage], messagesV: Int?, serverMessageCount: Int?,
+        checkpoints: JSONValue? = nil)
     /// Removes one message.
     case deleteMessage(chatID: String, messageID: String)
     /// Removes the chat with its messages and leaves a tombstone, so no later record resurrects it.
@@ -60,7 +63,7 @@ public struct OpenMatesLocalView: Sendable, Hashable {
                 content[id] = OpenMatesContentInfo(
                     messagesV: version ?? chats[id]?.versions.messagesV ?? 0, serverMessageCount: count,
                     storedMessageCount: messages.count + keep.count)
-            case .mergeMessages(let id, let messages, let version, let count):
+            case .mergeMessages(let id, let messages, let version, let count, _):
                 var info = contentInfo(id)
                 info.messagesV = max(info.messagesV ?? 0, version ?? 0)
                 if let count { info.serverMessageCount = count }

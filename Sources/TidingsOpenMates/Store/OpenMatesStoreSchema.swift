@@ -50,7 +50,12 @@ enum OpenMatesStoreSchema {
         ),
         (
             "om_code_run_outputs", .disposable,
-            "CREATE TABLE IF NOT EXISTS om_code_run_outputs(output_id TEXT PRIMARY KEY NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;"
+            // chat_id: the chat it belongs to (nil: it names none), so it leaves with its chat.
+            """
+            CREATE TABLE IF NOT EXISTS om_code_run_outputs(
+                output_id TEXT PRIMARY KEY NOT NULL, chat_id TEXT, body TEXT NOT NULL) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS om_code_run_outputs_chat ON om_code_run_outputs(chat_id);
+            """
         ),
         (
             "om_suggestions", .disposable,
@@ -99,5 +104,15 @@ enum OpenMatesStoreSchema {
             },
             // Stores written before failed actions were kept get the table in place, their data untouched.
             .init(version: 2, name: "failed offline actions") { db in try db.executeScript(failedActionsSQL) },
+            // Code-run outputs get the chat they belong to, in place and keeping their rows (a new file has the
+            // column from version 1); the store links the existing rows when it opens (their bodies may be sealed).
+            .init(version: 3, name: "code-run outputs by chat") { db in
+                let columns = try db.fetchAll("PRAGMA table_info(om_code_run_outputs)") { row -> String in try row[1] }
+                if !columns.contains("chat_id") {
+                    try db.execute("ALTER TABLE om_code_run_outputs ADD COLUMN chat_id TEXT")
+                }
+                try db.execute(
+                    "CREATE INDEX IF NOT EXISTS om_code_run_outputs_chat ON om_code_run_outputs(chat_id)")
+            },
         ])
 }

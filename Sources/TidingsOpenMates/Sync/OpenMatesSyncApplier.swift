@@ -7,7 +7,10 @@ import TidingsCore
 /// - Phase 1 stores the last chat's and the recent chats' metadata, suggestions and daily inspirations;
 ///   its `messages: null` keeps local content.
 /// - Phase 1b stores content for at most ``phase1bParentCap`` parent chats (sub-chats do not count); more
-///   are reported (``OpenMatesSyncSignal/overCap(_:)``) and stay metadata-only.
+///   are reported (``OpenMatesSyncSignal/overCap(_:)``) and stay metadata-only. A phase 1b that arrives before
+///   this sync's phase 1 and phase 2 and would exceed the cap with chats the store does not know yet (parent or
+///   sub-chat is unknown) is held until phase 1 or phase 2 says which they are (or the sync completes, when
+///   the unknown ones count as parents), so sub-chats never take parents' places.
 /// - Phase 2, phase 3's metadata and load-more pages store metadata only and never clear content.
 /// - Phase 3 batches apply once per batch number per sync; duplicates are ignored.
 /// - Thin cache-warming events change nothing and complete nothing.
@@ -32,6 +35,10 @@ public struct OpenMatesSyncApplier: Sendable {
     private var namedThisSync: Set<String> = []
     /// Phase 2's `total_chat_count` in the current sync.
     private var totalThisSync: Int?
+    /// Phase 1 or phase 2 of the current sync arrived: chats' parents are known from here on.
+    private var metadataThisSync = false
+    /// Phase 1b events held until the metadata tells parents from sub-chats, in arrival order.
+    private var heldContentPhases: [OpenMatesContentPhase] = []
 
     /// A fresh applier.
     public init() {}
@@ -41,6 +48,8 @@ public struct OpenMatesSyncApplier: Sendable {
         seenBatches.removeAll()
         namedThisSync.removeAll()
         totalThisSync = nil
+        metadataThisSync = false
+        heldContentPhases.removeAll()
     }
 
     /// The chats of `requested` that `answer` shows the server no longer has: no messages entry, no versions
@@ -85,23 +94,15 @@ public struct OpenMatesSyncApplier: Sendable {
                 builder.plan.changes.append(.putDailyInspirations(phase.dailyInspirations))
             }
             builder.plan.signals.append(.phaseArrived("phase1"))
+            metadataThisSync = true
+            releaseHeldContent(&builder)
         case .phase1b(let phase):
             namedThisSync.formUnion(phase.chats.map(\.chatID))
-            var parents = 0
-            var over: [String] = []
-            for content in phase.chats {
-                let isSub = builder.view.chats[content.chatID]?.isSub ?? false
-                if !isSub, content.messages != nil {
-                    guard parents < Self.phase1bParentCap else {
-                        over.append(content.chatID)
-                        continue
-                    }
-                    parents += 1
-                }
-                builder.content(content)
+            if !metadataThisSync, Self.capDependsOnUnknownChats(phase, view: builder.view) {
+                heldContentPhases.append(phase)
+            } else {
+                Self.applyContentPhase(phase, &builder)
             }
-            if !phase.side.isEmpty { builder.plan.changes.append(.putSide(phase.side)) }
-            if !over.isEmpty { builder.plan.signals.append(.overCap(over)) }
             builder.plan.signals.append(.phaseArrived("phase1b"))
         case .phase2(let phase):
             guard !phase.isThin else {
@@ -114,6 +115,8 @@ public struct OpenMatesSyncApplier: Sendable {
                 builder.plan.signals.append(.totalChatCount(total))
             }
             builder.plan.signals.append(.phaseArrived("phase2"))
+            metadataThisSync = true
+            releaseHeldContent(&builder)
         case .phase3Ready(let phase):
             guard !phase.isThin else {
                 return OpenMatesSyncPlan(signals: [.thinEvent(type: "phase_3_last_100_chats_ready")])
@@ -130,6 +133,8 @@ public struct OpenMatesSyncApplier: Sendable {
             if !batch.side.isEmpty { builder.plan.changes.append(.putSide(batch.side)) }
             builder.plan.signals.append(.batchApplied(number: batch.batchNumber, isLast: batch.isLastBatch))
         case .phasedSyncComplete(let phase):
+            // No metadata came to tell held chats apart: the unknown ones count as parents.
+            releaseHeldContent(&builder)
             builder.plan.signals.append(.syncComplete(phase: phase))
             // Fewer chats on the server than stored: some stored chat is gone. Only those no phase named can be.
             if let total = totalThisSync, total < view.chats.count {
@@ -194,6 +199,40 @@ public struct OpenMatesSyncApplier: Sendable {
         case .ping, .pong, .malformed, .unknown: break
         }
         return builder.plan
+    }
+
+    /// Applies the held phase 1b events with what the view knows now.
+    private mutating func releaseHeldContent(_ builder: inout PlanBuilder) {
+        let held = heldContentPhases
+        heldContentPhases.removeAll()
+        for phase in held { Self.applyContentPhase(phase, &builder) }
+    }
+
+    /// Whether counting the chats the view does not know as parents would push `phase` over the cap: only then
+    /// does knowing which are sub-chats change what is stored.
+    private static func capDependsOnUnknownChats(_ phase: OpenMatesContentPhase, view: OpenMatesLocalView) -> Bool {
+        let counted = phase.chats.filter { $0.messages != nil && !(view.chats[$0.chatID]?.isSub ?? false) }
+        return counted.count > phase1bParentCap && counted.contains { view.chats[$0.chatID] == nil }
+    }
+
+    /// Stores phase 1b's content for at most ``phase1bParentCap`` parents (sub-chats do not count) and its side
+    /// data; the parents over the cap are reported and stay metadata-only.
+    private static func applyContentPhase(_ phase: OpenMatesContentPhase, _ builder: inout PlanBuilder) {
+        var parents = 0
+        var over: [String] = []
+        for content in phase.chats {
+            let isSub = builder.view.chats[content.chatID]?.isSub ?? false
+            if !isSub, content.messages != nil {
+                guard parents < phase1bParentCap else {
+                    over.append(content.chatID)
+                    continue
+                }
+                parents += 1
+            }
+            builder.content(content)
+        }
+        if !phase.side.isEmpty { builder.plan.changes.append(.putSide(phase.side)) }
+        if !over.isEmpty { builder.plan.signals.append(.overCap(over)) }
     }
 }
 

@@ -70,7 +70,7 @@ public enum OpenMatesSyncRules {
             changes.append(
                 .mergeMessages(
                     chatID: content.chatID, messages: messages, messagesV: version,
-                    serverMessageCount: content.serverMessageCount))
+                    serverMessageCount: content.serverMessageCount, checkpoints: content.compressionCheckpoints))
         } else {
             changes.append(
                 .replaceContent(

@@ -53,6 +53,14 @@ public struct OpenMatesSyncStatus: Sendable, Hashable {
     public var cacheIsPrimed: Bool?
     /// The last error the server or the connection reported, for the UI (never secrets).
     public var lastError: String?
+    /// Stored chats the server may have deleted that the last verification could not check (its content request
+    /// went unanswered, or answers could not be matched to requests): while above 0 the chat list may show chats
+    /// the server no longer has, even when ``sync`` is complete. Set when such a verification ends; back to 0
+    /// only when a later sync completes with every stored chat accounted for (or the store is reset).
+    public var unverifiedChatCount = 0
+
+    /// Whether the UI should say the chat list "may be stale" (``unverifiedChatCount`` above 0).
+    public var mayBeStale: Bool { unverifiedChatCount > 0 }
 
     /// Creates the status of a client that has not started.
     public init() {}
@@ -66,7 +74,7 @@ public struct OpenMatesSyncStatus: Sendable, Hashable {
 /// Sync becomes pending with every `phased_sync_request` (startup, every reconnect, `cache_primed`) and is
 /// complete only when `phased_sync_complete` arrived for the latest request, the cache is not reported cold,
 /// the store holds at least as many chats as the server reported (up to the store's window), and no
-/// verification of stored chats the server may have deleted is running (``verification(running:storedChatCount:)``). Thin
+/// verification of stored chats the server may have deleted is running (``verification(running:storedChatCount:unverified:)``). Thin
 /// cache-warming events and the passing of time change nothing.
 public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
     /// The current status.
@@ -75,6 +83,9 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
     public let storeWindow: Int
     private var completeReceived = false
     private var verifying = false
+    /// A verification of this sync ended with chats unchecked: its completion does not clear
+    /// ``OpenMatesSyncStatus/unverifiedChatCount``.
+    private var leftUnverified = false
 
     /// Creates a tracker for a store that keeps `storeWindow` chats.
     public init(storeWindow: Int = 100) { self.storeWindow = max(1, storeWindow) }
@@ -114,6 +125,7 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
     public mutating func syncRequested(phase: String = "all") {
         completeReceived = false
         verifying = false
+        leftUnverified = false
         status.sync = .pending
         status.backgroundSync = phase == "phase3" ? .running(batches: 0) : .idle
     }
@@ -123,13 +135,20 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
     public mutating func storeReset() {
         completeReceived = false
         status.sync = .pending
+        // Nothing stored can be stale.
+        status.unverifiedChatCount = 0
     }
 
     /// Stored chats the server may have deleted are being verified (`running`), or that ended: while it runs
     /// the store may still show chats the server no longer has, so sync is pending. `storedChatCount` is the
-    /// store's chat count now.
-    public mutating func verification(running: Bool, storedChatCount: Int) {
+    /// store's chat count now; `unverified` is how many chats an ending verification left unchecked (they stay in
+    /// ``OpenMatesSyncStatus/unverifiedChatCount`` until a later sync completes with none left).
+    public mutating func verification(running: Bool, storedChatCount: Int, unverified: Int = 0) {
         verifying = running
+        if !running, unverified > 0 {
+            leftUnverified = true
+            status.unverifiedChatCount = unverified
+        }
         reevaluate(storedChatCount: storedChatCount)
     }
 
@@ -173,5 +192,7 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
         let complete =
             completeReceived && status.cacheIsPrimed != false && storedChatCount >= expected && !verifying
         status.sync = complete ? .complete : .pending
+        // Every stored chat is accounted for by a sync that verified what it had to.
+        if complete, !leftUnverified { status.unverifiedChatCount = 0 }
     }
 }

@@ -90,7 +90,9 @@ extension OpenMatesSandboxServer {
                             "already_synced": .bool(client.versions[last.chatID]?.messages == last.messagesV),
                         ]
                     ))
-                events.append(("phase_1b_chat_content_ready", content(first10, client: client)))
+                let withSubChats =
+                    variant.subChatContentInPhase1b ? first10.flatMap { [$0] + subChats(of: $0.chatID) } : first10
+                events.append(("phase_1b_chat_content_ready", content(withSubChats, client: client)))
             }
         }
         if phase == "all" || phase == "phase2" {
@@ -130,6 +132,12 @@ extension OpenMatesSandboxServer {
                 "phase_2_last_20_chats_ready": 0, "phase_1_last_chat_ready": 1, "phase_1b_chat_content_ready": 2,
             ]
             events.sort { (rank[$0.0] ?? 3) < (rank[$1.0] ?? 3) }
+        }
+        if variant.contentPhaseFirst {
+            // A stable partition: phase 1b first, the rest in their order.
+            events =
+                events.filter { $0.0 == "phase_1b_chat_content_ready" }
+                + events.filter { $0.0 != "phase_1b_chat_content_ready" }
         }
         for (type, payload) in events where !variant.withheldEvents.contains(type) {
             if variant.thinEventsInterleaved { emitThin(id, before: type) }

@@ -5,6 +5,12 @@ public struct OpenMatesSandboxVariant: Sendable, Hashable {
     public var messagesAsJSONStrings = false
     /// Sends the phases of an `all` sync in another order: phase 2, then phase 1, then phase 1b.
     public var reorderPhases = false
+    /// Sends phase 1b before every other phase of an `all` sync (before phase 1's metadata, which tells parents
+    /// from sub-chats).
+    public var contentPhaseFirst = false
+    /// Phase 1b also carries the content of its parents' direct sub-chats (which do not count toward its cap
+    /// of 10 parents).
+    public var subChatContentInPhase1b = false
     /// Event types of a phased sync that never come (`phase_1b_chat_content_ready`, `phased_sync_complete`, …).
     public var withheldEvents: Set<String> = []
     /// Sends the thin cache-warming variant before each phase event (`{chat_id}`, `{chat_count}`).

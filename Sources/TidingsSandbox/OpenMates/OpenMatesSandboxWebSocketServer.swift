@@ -70,7 +70,7 @@ public final class OpenMatesSandboxWebSocketServer: Sendable {
     public func stop() { socketServer.stop() }
 
     /// A transport reaching this endpoint in process (no socket), with `token` in the query as
-    /// ``OpenMatesWebSocketTransport`` sends it, and the given headers (a `Cookie`, say).
+    /// `OpenMatesWebSocketTransport` sends it, and the given headers (a `Cookie`, say).
     public func inProcessTransport(
         sessionID: String = "sandbox-session", token: String? = nil, headers: [String: String] = [:]
     ) -> any OpenMatesTransport {

@@ -106,7 +106,7 @@ extension OpenMatesPrefetchSummary {
         chats += plan.contentStored.count
         messages += plan.changes.reduce(0) { count, change in
             switch change {
-            case .replaceContent(_, let messages, _, _, _, _), .mergeMessages(_, let messages, _, _):
+            case .replaceContent(_, let messages, _, _, _, _), .mergeMessages(_, let messages, _, _, _):
                 count + messages.count
             default: count
             }

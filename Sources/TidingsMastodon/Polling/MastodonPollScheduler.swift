@@ -18,7 +18,7 @@ import TidingsCore
 ///   of the tick still go and polling keeps its cadence; a 5xx or a transport error of the timeline still
 ///   lets them go, then paces the next tick.
 /// - A server without the unread count (Nextcloud Social: 404) fails no tick: the notifications are polled in
-///   its place, and once it is known missing (``MastodonUnreadCountSupport``) it is not asked again until the
+///   its place, and once it is known missing (`MastodonUnreadCountSupport`) it is not asked again until the
 ///   account's capabilities change; the background refresh then polls notifications only.
 /// - Beside an open stream the account polls on the safety net, except while its timeline poll reports a
 ///   backlog (``MastodonPollTarget/hasTimelineBacklog(_:)``): then, stream or not, on the table's interval for

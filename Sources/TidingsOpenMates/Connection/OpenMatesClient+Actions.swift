@@ -7,7 +7,7 @@ import TidingsCore
 /// ordinary events; an action is acknowledged only by the echo that proves the server applied it:
 /// `new_chat_message` naming the sent message, `message_deleted` naming the deleted one,
 /// `chat_pinned_updated` with the pinned value, `chat_update` with the archived or hidden value. An `error`
-/// event naming the action's `client_action_id`, no answer within ``Configuration/actionTimeout``, or a
+/// event naming the action's `client_action_id` (or, naming no action, the action's chat), no answer within ``Configuration/actionTimeout``, or a
 /// connection that ends first each count as one failed try; after ``Configuration/maximumActionTries`` the
 /// action leaves the queue, its local effect is undone and ``Change/actionFailed(_:_:)`` says why. A resent
 /// action carries the same message ID and values, so a server that applied it before the connection dropped
@@ -178,7 +178,7 @@ extension OpenMatesClient {
         guard let id = actionInFlight,
             let action = (try? store.pendingActions())?.first(where: { $0.id == id })
         else { return }
-        if envelope.type == "error", envelope.payload.omID("client_action_id") == String(id) {
+        if envelope.type == "error", Self.refuses(envelope.payload, actionID: id, chatID: action.chatID) {
             await actionTryEnded(reason: envelope.payload.omString("message") ?? "refused by the server")
             await replayNextAction()
             return
@@ -191,6 +191,17 @@ extension OpenMatesClient {
         }
         broadcaster.publish(.actionSucceeded(action))
         await replayNextAction()
+    }
+
+    /// Whether an `error` is the refusal of the action in flight: it names the action's `client_action_id`, or —
+    /// as the public server's handlers word a refusal, `{message, chat_id}` — names no action but the action's
+    /// chat. Only one action is in flight, so such an error is about it or about another request on the same
+    /// chat; taking the latter for a refusal costs one try and an idempotent resend, while leaving every
+    /// refusal to the deadline would show "the server did not answer" instead of the server's reason.
+    /// An `error` naming neither is left to the deadline: nothing ties it to the action.
+    static func refuses(_ payload: [String: JSONValue], actionID: Int64, chatID: String) -> Bool {
+        if let named = payload.omID("client_action_id") { return named == String(actionID) }
+        return payload.omID("chat_id") == chatID
     }
 
     static func confirms(_ event: OpenMatesServerEvent, _ action: OpenMatesPendingAction) -> Bool {

@@ -3,11 +3,15 @@ import TidingsOpenMates
 
 extension OpenMatesSandboxServer {
     /// One live action from a session: applied idempotently, echoed to every connection (the acting one
-    /// included, unless the variant drops that answer), or refused with an `error` naming `client_action_id`.
+    /// included, unless the variant drops that answer), or refused with an `error` naming `client_action_id`
+    /// (or only the chat, as the public server does, under ``OpenMatesSandboxVariant/refusalsNameTheChatOnly``).
     func action(_ session: Int, type: String, payload: [String: JSONValue]) {
         let actionID = payload["client_action_id"] ?? .null
         func refuse(_ message: String) {
-            emit(session, "error", ["message": .string(message), "client_action_id": actionID])
+            let named: (key: String, value: JSONValue) =
+                variant.refusalsNameTheChatOnly
+                ? ("chat_id", payload["chat_id"] ?? .null) : ("client_action_id", actionID)
+            emit(session, "error", ["message": .string(message), named.key: named.value])
         }
         if variant.refusedActions.contains(type) { return refuse("\(type) refused") }
         guard let chatID = payload["chat_id"]?.identifierValue, var chat = chats[chatID] else {

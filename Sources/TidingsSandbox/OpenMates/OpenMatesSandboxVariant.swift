@@ -34,6 +34,9 @@ public struct OpenMatesSandboxVariant: Sendable, Hashable {
     /// Action types (`send_message`, `pin_chat`, …) refused with an `error` naming the `client_action_id`;
     /// nothing is applied.
     public var refusedActions: Set<String> = []
+    /// Refusals take the public server's form, `{message, chat_id}`, without the `client_action_id` (its
+    /// handlers, `delete_message_handler.py` say, name the chat only).
+    public var refusalsNameTheChatOnly = false
     /// Action types applied but never answered: the echo to the acting connection is dropped, as when the
     /// connection fails after the server applied it.
     public var unansweredActions: Set<String> = []

@@ -68,6 +68,27 @@ import TidingsSandbox
         #expect(await sandbox.child.waitForExit(timeout: .seconds(20)) == .exited(0))
     }
 
+    /// The sandbox answers the prefetch endpoint on the WebSocket's origin, as the real server does, so
+    /// `--prefetch` with `--server` finds it where the client looks: the same host and port over HTTP.
+    @Test func syncWithPrefetchAgainstTheRunningSandboxStoresEveryChunkFromTheSameOrigin() async throws {
+        let sandbox = try await SandboxOpenMatesLaunch.start()
+        defer { sandbox.child.signal(SIGKILL) }
+        #expect(sandbox.prefetchOrigin.port == sandbox.origin.port)
+        let store = try temporaryStore()
+        // 24 parents and 2 sub-chats: offsets 10…25 in chunks of 3, 2 s apart (real time).
+        let run = try await ToolRun.run([
+            "openmates", "sync", "--server", sandbox.origin.absoluteString, "--cookie",
+            "auth_refresh_token=\(sandbox.token)", "--store", store, "--prefetch", "--timeout", "40",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let line = run.standardOutput.split(separator: "\n").first { $0.hasPrefix("prefetch: ") } ?? ""
+        #expect(line.hasPrefix("prefetch: 6 chunks (cursor 10 → 13 → 16 → 19 → 22 → 25 → done), "), "\(line)")
+        #expect(line.hasSuffix(" messages stored; finished"), "\(line)")
+        #expect(!(run.standardOutput + run.standardError).contains(sandbox.token))
+        _ = try await sandbox.stop()
+        #expect(await sandbox.child.waitForExit(timeout: .seconds(20)) == .exited(0))
+    }
+
     @Test func aSyncStillPendingAtTheTimeoutExits75AndIsNeverCompletedByTime() async throws {
         let token = "tok-SECRET-75"
         let server = OpenMatesSandboxServer(token: token)

@@ -104,7 +104,12 @@ import TidingsSandbox
         } catch {
             #expect(!"\(error)".contains("SECRET"))
             #expect(!String(reflecting: error).contains("SECRET"))
+            // The real server's refusal: 403 at the handshake (seeds README), not the kit's default 401.
+            #expect((error as? WebSocketError)?.httpStatus == 403)
         }
+        await #expect {
+            _ = try await endpoint.inProcessTransport(token: "wrong-SECRET").connect()
+        } throws: { ($0 as? WebSocketError)?.httpStatus == 403 }
         let noSession = try OpenMatesWebSocketTransport(
             origin: endpoint.origin, sessionID: "", credential: .token(Self.token))
         await #expect(throws: (any Error).self) { _ = try await noSession.connect() }

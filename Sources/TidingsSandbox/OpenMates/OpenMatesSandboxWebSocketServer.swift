@@ -9,8 +9,10 @@ import TidingsSandboxKit
 ///
 /// A client authenticates as the real server's handler reads it: the cookie `auth_refresh_token=<token>` or
 /// the query parameter `token=<token>` (`/v1/ws?sessionId=…&token=…`). Anything else is refused at the
-/// handshake — an `Authorization` header included, which the real server does not read — as is an upgrade
-/// without a `sessionId`. When the sandbox drops a connection the socket is cut without a close handshake.
+/// handshake with 403, as the real server refuses it — an `Authorization` header included, which the real
+/// server does not read — as is an upgrade without a `sessionId`. When the sandbox drops a connection the
+/// socket is cut without a close handshake. Given a prefetch endpoint, the port also answers its
+/// `POST /v1/sync/offline-prefetch`, so the WebSocket's origin is the API's origin, as on the real server.
 ///
 /// For example:
 /// ```swift
@@ -32,17 +34,21 @@ public final class OpenMatesSandboxWebSocketServer: Sendable {
     /// Every upgrade, with its bytes.
     public var log: SandboxRequestLog { socketServer.log }
 
-    /// Binds `port` on loopback (0: a free one).
+    /// The status of a refused login: the real server's (seeds README: "an HTTP 403 at the handshake").
+    public static let refusedLoginStatus = 403
+
+    /// Binds `port` on loopback (0: a free one); `prefetch`, when given, is served on the same port (its own
+    /// faults and log).
     ///
     /// - Throws: `TransportError` when the port cannot be bound.
     public init(
         server: OpenMatesSandboxServer, port: Int = 0, faults: SandboxFaultSwitch = SandboxFaultSwitch(),
-        log: SandboxRequestLog = SandboxRequestLog()
+        log: SandboxRequestLog = SandboxRequestLog(), prefetch: OpenMatesSandboxPrefetchEndpoint? = nil
     ) throws {
         self.server = server
         let token = server.token
         socketServer = try LoopbackWebSocketServer(
-            port: port, faults: faults, log: log,
+            port: port, faults: faults, log: log, http: prefetch?.http, refusal: Self.refusedLoginStatus,
             authorize: { request in Self.authorized(request, token: token) },
             handler: { request, connection in
                 guard Self.authorized(request, token: token) else { return }

@@ -44,10 +44,11 @@ public final class SandboxHTTPListener: Sendable {
 
     deinit { stop() }
 
-    /// Serves requests on one connection until the client closes it, goes silent, or a fault cuts it.
-    private static func serve(_ connection: TCPConnection, server: SandboxHTTPServer) async {
+    /// Serves requests on one connection until the client closes it, goes silent, or a fault cuts it;
+    /// `initial` holds bytes already read from it (a request another listener on the port passed on).
+    static func serve(_ connection: TCPConnection, server: SandboxHTTPServer, initial: [UInt8] = []) async {
         defer { connection.close() }
-        var buffer: [UInt8] = []
+        var buffer: [UInt8] = initial
         let terminator: [UInt8] = Array("\r\n\r\n".utf8)
         while !Task.isCancelled {
             var headEnd = buffer.firstRange(of: terminator)

@@ -9,11 +9,13 @@ enum InMemoryUpgrade {
     /// `stop()` can cancel it) and the server's side closes when it returns.
     ///
     /// - Throws: ``TidingsNet/WebSocketError`` `handshakeFailed` with the HTTP status a socket client
-    ///   would have seen (a fault's status, 429, or 401 when `authorize` refuses); `CancellationError`
+    ///   would have seen (a fault's status, 429, or `refusal` — 401 unless given — when `authorize` refuses);
+    ///   `CancellationError`
     ///   when a `neverAnswer` fault holds the upgrade and the caller gives up.
     static func connect(
         path: String, faults: SandboxFaultSwitch, log: SandboxRequestLog, clock: any Clock<Duration>, tasks: TaskBag,
-        authorize: () async -> Bool, handler: @escaping @Sendable (LoopbackWebSocketConnection) async -> Void
+        refusal: Int = 401, authorize: () async -> Bool,
+        handler: @escaping @Sendable (LoopbackWebSocketConnection) async -> Void
     ) async throws -> SandboxInMemoryWebSocket {
         let fault = faults.take(method: "GET", path: path)
         func refuse(_ status: Int) -> WebSocketError {
@@ -30,7 +32,7 @@ enum InMemoryUpgrade {
         case .delay(let duration): try await clock.sleep(for: duration)
         default: break
         }
-        guard await authorize() else { throw refuse(401) }
+        guard await authorize() else { throw refuse(refusal) }
         log.record(.init(method: "WS", path: path, status: 101, bytesIn: 0, bytesOut: 0, fault: fault?.description))
         let (client, server) = SandboxInMemoryWebSocket.pair()
         switch fault {

@@ -30,7 +30,8 @@ public final class LoopbackWebSocketServer: Sendable {
         public var headers: [String: String]
     }
 
-    /// Decides whether to accept an upgrade (nil refuses it with 401), before the 101 is sent.
+    /// Decides whether to accept an upgrade (false refuses it with the server's refusal status, 401 unless
+    /// given), before the 101 is sent.
     public typealias Authorizer = @Sendable (UpgradeRequest) async -> Bool
     /// Serves one accepted connection; the connection closes when it returns.
     public typealias Handler = @Sendable (UpgradeRequest, LoopbackWebSocketConnection) async -> Void
@@ -50,15 +51,21 @@ public final class LoopbackWebSocketServer: Sendable {
     private let authorize: Authorizer
     private let handler: Handler
     private let clock: any Clock<Duration>
+    private let refusal: Int
     private let inProcessTasks = TaskBag()
 
     /// Binds `port` on loopback (0: a free one) and starts accepting.
     ///
+    /// - Parameters:
+    ///   - http: when given, a request on the port that is not a WebSocket upgrade is served by it (with its
+    ///     own faults and log), as a server that answers HTTP and WebSocket on one origin does; without it
+    ///     such a request gets 400.
+    ///   - refusal: the status of an upgrade `authorize` refuses (401; a server may answer 403).
     /// - Throws: `TransportError` when the port cannot be bound.
     public init(
         port: Int = 0, faults: SandboxFaultSwitch = SandboxFaultSwitch(), log: SandboxRequestLog = SandboxRequestLog(),
-        clock: any Clock<Duration> = ContinuousClock(), authorize: @escaping Authorizer = { _ in true },
-        handler: @escaping Handler
+        clock: any Clock<Duration> = ContinuousClock(), http: SandboxHTTPServer? = nil, refusal: Int = 401,
+        authorize: @escaping Authorizer = { _ in true }, handler: @escaping Handler
     ) throws {
         let listener = try TCPListener.bind(host: "127.0.0.1", port: port)
         self.listener = listener
@@ -68,13 +75,14 @@ public final class LoopbackWebSocketServer: Sendable {
         self.authorize = authorize
         self.handler = handler
         self.clock = clock
+        self.refusal = refusal
+        let options = ServeOptions(faults: faults, log: log, clock: clock, http: http, refusal: refusal)
         acceptTask = Task {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled {
                     guard let connection = try? await listener.accept() else { break }
                     group.addTask {
-                        await Self.serve(
-                            connection, faults: faults, log: log, clock: clock, authorize: authorize, handler: handler)
+                        await Self.serve(connection, options, authorize: authorize, handler: handler)
                     }
                 }
                 group.cancelAll()
@@ -103,18 +111,27 @@ public final class LoopbackWebSocketServer: Sendable {
             target: target,
             headers: Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 }))
         let handler = self.handler
+        let refusal = self.refusal
         return try await InMemoryUpgrade.connect(
             path: String(target.prefix { $0 != "?" }), faults: faults, log: log, clock: clock, tasks: inProcessTasks,
-            authorize: { await authorize(request) }, handler: { await handler(request, $0) })
+            refusal: refusal, authorize: { await authorize(request) }, handler: { await handler(request, $0) })
     }
 
     deinit { stop() }
 
+    /// What every connection is served with.
+    private struct ServeOptions: Sendable {
+        let faults: SandboxFaultSwitch
+        let log: SandboxRequestLog
+        let clock: any Clock<Duration>
+        let http: SandboxHTTPServer?
+        let refusal: Int
+    }
+
     private static func serve(
-        _ connection: TCPConnection, faults: SandboxFaultSwitch, log: SandboxRequestLog, clock: any Clock<Duration>,
-        authorize: Authorizer,
-        handler: Handler
+        _ connection: TCPConnection, _ options: ServeOptions, authorize: Authorizer, handler: Handler
     ) async {
+        let (faults, log, clock) = (options.faults, options.log, options.clock)
         defer { connection.close() }
         var buffer: [UInt8] = []
         let terminator: [UInt8] = Array("\r\n\r\n".utf8)
@@ -149,6 +166,10 @@ public final class LoopbackWebSocketServer: Sendable {
                     fault: fault?.description))
             try? await connection.write(Array(reply.utf8))
         }
+        if let http = options.http, headers["upgrade"]?.lowercased() != "websocket" {
+            await SandboxHTTPListener.serve(connection, server: http, initial: buffer)
+            return
+        }
         guard requestLine.count >= 2, requestLine[0] == "GET",
             headers["upgrade"]?.lowercased() == "websocket", headers["sec-websocket-version"] == "13",
             let key = headers["sec-websocket-key"]
@@ -175,7 +196,7 @@ public final class LoopbackWebSocketServer: Sendable {
             break
         }
         guard await authorize(request) else {
-            await refuse(401)
+            await refuse(options.refusal)
             return
         }
         let accept = WebSocketServerHandshake.acceptValue(for: key)

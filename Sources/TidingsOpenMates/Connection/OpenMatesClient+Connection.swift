@@ -192,6 +192,20 @@ extension OpenMatesClient {
             tracker.reevaluate(storedChatCount: storedChats)
         }
         publishStatus()
+        await resumeBackgroundSync(on: open)
+    }
+
+    /// Asks again for a phase 3 the app wanted and a lost connection cut, once the reconnect's `all` sync is
+    /// complete (its verification included): phase 3 fills what `all` leaves metadata-only, so it comes after.
+    private func resumeBackgroundSync(on open: OpenMatesChannel) async {
+        guard backgroundSyncWanted, !stopped else { return }
+        switch tracker.status.backgroundSync {
+        case .finished: backgroundSyncWanted = false
+        case .running: break
+        case .idle:
+            guard tracker.status.sync == .complete else { return }
+            await requestSync(on: open, phase: "phase3")
+        }
     }
 
     private func act(on signal: OpenMatesSyncSignal, open: OpenMatesChannel, storedChats: Int) async {

@@ -145,6 +145,9 @@ public actor OpenMatesClient {
     /// The queued action sent on the current connection and not answered yet (one at a time, in order).
     var actionInFlight: Int64?
     var actionTimeoutTask: Task<Void, Never>?
+    /// The app asked for phase 3 and it has not finished: a reconnect asks for it again once its `all` sync is
+    /// complete (in memory only: a relaunch starts with `all` alone, as the startup contract wants).
+    var backgroundSyncWanted = false
     /// Run first by ``logout()``, before the store is erased (Prefetch/: the prefetcher's cancellation).
     var logoutObservers: [@Sendable () async -> Void] = []
     /// Frames sent and received, by type, since the client was created.
@@ -254,6 +257,7 @@ public actor OpenMatesClient {
     /// - Throws: ``OpenMatesError/store`` when the store could not be erased.
     public func logout() async throws(OpenMatesError) {
         for observer in logoutObservers { await observer() }
+        backgroundSyncWanted = false
         await stop()
         do { try store.eraseAll() } catch { throw OpenMatesError(.store, operation: "logout", detail: "\(error)") }
         broadcaster.publish(.storeChanged)
@@ -289,13 +293,16 @@ public actor OpenMatesClient {
     /// Asks the server for phase 3 — `background_message_sync` batches of content for the chats after phase 1b's,
     /// until `is_last_batch` — through the one path that sends `phased_sync_request` (with the full client state).
     /// Startup and reconnects never do: they send `all`. Progress is ``OpenMatesSyncStatus/backgroundSync``
-    /// (a duplicate batch counts once); the sync is pending until the server completes phase 3. A reconnect ends
-    /// it (its `all` request does not resume phase 3): ask again then.
+    /// (a duplicate batch counts once); the sync is pending until the server completes phase 3. A lost connection
+    /// does not lose it: the reconnect sends `all` (``OpenMatesSyncStatus/backgroundSync`` is `idle` meanwhile)
+    /// and, once that sync is complete, asks for phase 3 again, until its last batch has arrived. ``logout()``
+    /// and ``close()`` forget it.
     ///
     /// - Returns: Whether it was sent (false while not connected, or after close or logout: nothing is queued).
     @discardableResult
     public func requestBackgroundSync() async -> Bool {
         guard let channel, !stopped else { return false }
+        backgroundSyncWanted = true
         await requestSync(on: channel, phase: "phase3")
         return true
     }

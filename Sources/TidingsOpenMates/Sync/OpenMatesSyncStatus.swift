@@ -121,7 +121,8 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
     }
 
     /// A `phased_sync_request` was sent: pending until this request completes. A request for another phase than
-    /// `phase3` (a reconnect's `all`) ends phase 3's progress: its batches will not come on that request.
+    /// `phase3` (a reconnect's `all`) ends phase 3's progress: its batches will not come on that request (the
+    /// client asks for phase 3 again once that sync is complete).
     public mutating func syncRequested(phase: String = "all") {
         completeReceived = false
         verifying = false

@@ -19,15 +19,21 @@ import TidingsSandbox
         return seen
     }
 
-    @Test(arguments: [false, true])
-    func phase3OnRequestFillsTheRestBatchByBatchUntilTheLast(duplicates: Bool) async throws {
+    /// A client synced (`all`) with a server of 35 parents of 2 messages each under `variant`.
+    private static func synced35(_ variant: OpenMatesSandboxVariant) async throws -> OpenMatesClientHarness {
         let harness = try OpenMatesClientHarness()
         await harness.server.seed(parents: 35, messagesEach: 2)
-        var variant = OpenMatesSandboxVariant()
-        variant.duplicateDeliveries = duplicates
         await harness.server.setVariant(variant)
         await harness.client.start()
         #expect(await harness.untilSynced())
+        return harness
+    }
+
+    @Test(arguments: [false, true])
+    func phase3OnRequestFillsTheRestBatchByBatchUntilTheLast(duplicates: Bool) async throws {
+        var variant = OpenMatesSandboxVariant()
+        variant.duplicateDeliveries = duplicates
+        let harness = try await Self.synced35(variant)
         // Startup: `all` only, no phase 3.
         #expect(await harness.received("phased_sync_request").map { $0.payload["phase"] } == ["all"])
         #expect(await harness.sent("background_message_sync").isEmpty)
@@ -53,6 +59,31 @@ import TidingsSandbox
         #expect(await harness.sent("background_message_sync").count == (duplicates ? 6 : 3))
         for chat in metadataOnly {
             #expect(try harness.store.messages(chatID: chat.chatID).count == 2, "\(chat.chatID)")
+            guard case .loaded = try await harness.client.openChat(chat.chatID) else {
+                Issue.record("\(chat.chatID) not loaded after phase 3")
+                continue
+            }
+        }
+        #expect(await harness.received("request_chat_content_batch").isEmpty)
+        await harness.client.close()
+    }
+
+    /// The real handler's phase 3 does not skip phase 1b's chats (seeds README): those arrive again, up to date,
+    /// and change nothing; the rest is filled as from the sandbox's default phase 3.
+    @Test func aPhase3RepeatingThePhase1bChatsChangesNothingOfThemAndFillsTheRest() async throws {
+        var variant = OpenMatesSandboxVariant()
+        variant.phase3RepeatsContentPhaseChats = true
+        let harness = try await Self.synced35(variant)
+        let chats = try harness.store.chatList()
+        let complete = try chats.filter { try harness.store.chat($0.chatID)?.content.messagesV != nil }
+        #expect(complete.count == 10)
+        let before = try complete.map { try harness.store.messages(chatID: $0.chatID) }
+        let contentBefore = try complete.map { try harness.store.chat($0.chatID)?.content }
+        #expect(await harness.client.requestBackgroundSync())
+        #expect(await Self.untilFinished(harness).last == .finished(batches: 4))
+        #expect(try complete.map { try harness.store.messages(chatID: $0.chatID) } == before)
+        #expect(try complete.map { try harness.store.chat($0.chatID)?.content } == contentBefore)
+        for chat in chats {
             guard case .loaded = try await harness.client.openChat(chat.chatID) else {
                 Issue.record("\(chat.chatID) not loaded after phase 3")
                 continue

@@ -113,7 +113,7 @@ extension OpenMatesSandboxServer {
                 ))
         }
         if phase == "phase3" {
-            let rest = Array(orderedChats.prefix(100).dropFirst(10))
+            let rest = Array(orderedChats.prefix(100).dropFirst(variant.phase3RepeatsContentPhaseChats ? 0 : 10))
             var batch = 0
             var start = 0
             while start < rest.count {

@@ -11,6 +11,9 @@ public struct OpenMatesSandboxVariant: Sendable, Hashable {
     /// Phase 1b also carries the content of its parents' direct sub-chats (which do not count toward its cap
     /// of 10 parents).
     public var subChatContentInPhase1b = false
+    /// Phase 3 also carries the chats phase 1b covers (the first 10 of the order), as the seeds' README reads the
+    /// real handler ("asking for phase 3 alone does not skip the 1b chats"); by default it sends only the rest.
+    public var phase3RepeatsContentPhaseChats = false
     /// Event types of a phased sync that never come (`phase_1b_chat_content_ready`, `phased_sync_complete`, …).
     public var withheldEvents: Set<String> = []
     /// Sends the thin cache-warming variant before each phase event (`{chat_id}`, `{chat_count}`).

@@ -56,11 +56,10 @@ public final class LoopbackWebSocketServer: Sendable {
 
     /// Binds `port` on loopback (0: a free one) and starts accepting.
     ///
-    /// - Parameters:
-    ///   - http: when given, a request on the port that is not a WebSocket upgrade is served by it (with its
-    ///     own faults and log), as a server that answers HTTP and WebSocket on one origin does; without it
-    ///     such a request gets 400.
-    ///   - refusal: the status of an upgrade `authorize` refuses (401; a server may answer 403).
+    /// With `http`, a request on the port that is not a WebSocket upgrade is served by that server (its own
+    /// faults and log), as a server answering HTTP and WebSocket on one origin does; without it such a request
+    /// gets 400. `refusal` is the status of an upgrade `authorize` refuses (401; a server may answer 403).
+    ///
     /// - Throws: `TransportError` when the port cannot be bound.
     public init(
         port: Int = 0, faults: SandboxFaultSwitch = SandboxFaultSwitch(), log: SandboxRequestLog = SandboxRequestLog(),

@@ -158,6 +158,9 @@ import TidingsSandbox
             subChatsOfNewest: Int.random(in: 0...3, using: &random))
         var variant = OpenMatesModel.variant(&random)
         variant.lateTotalChatCount = Int.random(in: 0..<3, using: &random) == 0
+        // Half the cases refuse in the public server's form (`chat_id`, no `client_action_id`); from the seed, so
+        // the other draws (and earlier seeds' replays) stay as they were.
+        variant.refusalsNameTheChatOnly = seed % 2 == 1
         await server.setVariant(variant)
         let directory = try OpenMatesTemporaryDirectory()
         let path = directory.path("om.sqlite")

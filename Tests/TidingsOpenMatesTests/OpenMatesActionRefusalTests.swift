@@ -59,4 +59,21 @@ import TidingsSandbox
         #expect(await eventually { await harness.received("pin_chat").count == 2 })
         await harness.client.close()
     }
+
+    /// The public server's `delete_message` handler reads `chatId` and `messageId` and echoes `message_deleted`
+    /// to every device, the acting one included: the replayed action carries those names too, so it is applied
+    /// and acknowledged there.
+    @Test func aDeleteReadInThePublicServersFieldNamesIsAppliedAndAcknowledged() async throws {
+        let harness = try await Self.synced()
+        var variant = OpenMatesSandboxVariant()
+        variant.deleteMessageReadsCamelCase = true
+        await harness.server.setVariant(variant)
+        let messageID = try #require(try harness.store.messages(chatID: "chat-001").first?.messageID)
+        try await harness.client.deleteMessage(chatID: "chat-001", messageID: messageID)
+        #expect(try await eventually(maxYields: 200_000) { try harness.store.pendingActions().isEmpty })
+        #expect(try harness.store.failedActions().isEmpty)
+        #expect(await harness.server.appliedActions == ["delete_message:chat-001:\(messageID)"])
+        #expect(await harness.received("delete_message").count == 1)
+        await harness.client.close()
+    }
 }

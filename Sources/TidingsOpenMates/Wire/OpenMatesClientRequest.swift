@@ -36,7 +36,8 @@ public enum OpenMatesClientRequest: Sendable, Hashable {
     /// App-level `pong` (answer to the server's ping).
     case pong
     /// A queued offline action, replayed as the live event of its kind (`send_message`, `pin_chat`, …) with its
-    /// fields, `chat_id` and `client_action_id` (the queue position, so a refusal can name it).
+    /// fields, `chat_id` and `client_action_id` (the queue position, so a refusal can name it); `delete_message`
+    /// also names the chat and message as `chatId` and `messageId`, the names the public server's handler reads.
     case action(OpenMatesPendingAction)
 
     /// The envelope to send.
@@ -65,6 +66,10 @@ public enum OpenMatesClientRequest: Sendable, Hashable {
             payload[OpenMatesPendingAction.valueBeforeKey] = nil
             payload["chat_id"] = .string(action.chatID)
             payload["client_action_id"] = .string(String(action.id))
+            if action.kind == .deleteMessage {
+                payload["chatId"] = .string(action.chatID)
+                payload["messageId"] = payload["message_id"]
+            }
             return OpenMatesEnvelope(type: action.kind.rawValue, payload: payload)
         }
     }

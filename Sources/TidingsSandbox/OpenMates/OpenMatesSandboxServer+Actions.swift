@@ -14,7 +14,8 @@ extension OpenMatesSandboxServer {
             emit(session, "error", ["message": .string(message), named.key: named.value])
         }
         if variant.refusedActions.contains(type) { return refuse("\(type) refused") }
-        guard let chatID = payload["chat_id"]?.identifierValue, var chat = chats[chatID] else {
+        let camelCase = type == "delete_message" && variant.deleteMessageReadsCamelCase
+        guard let chatID = payload[camelCase ? "chatId" : "chat_id"]?.identifierValue, var chat = chats[chatID] else {
             return refuse("no such chat")
         }
         var echo: (type: String, payload: [String: JSONValue])
@@ -42,7 +43,9 @@ extension OpenMatesSandboxServer {
                 ]
             )
         case "delete_message":
-            guard let messageID = payload["message_id"]?.identifierValue else { return refuse("no message_id") }
+            guard let messageID = payload[camelCase ? "messageId" : "message_id"]?.identifierValue else {
+                return refuse("no message_id")
+            }
             let before = chat.messages.count
             chat.messages.removeAll { $0["message_id"]?.identifierValue == messageID }
             if chat.messages.count != before {

@@ -40,6 +40,9 @@ public struct OpenMatesSandboxVariant: Sendable, Hashable {
     /// Refusals take the public server's form, `{message, chat_id}`, without the `client_action_id` (its
     /// handlers, `delete_message_handler.py` say, name the chat only).
     public var refusalsNameTheChatOnly = false
+    /// `delete_message` is read as the public server's handler reads it (`delete_message_handler.py`): the chat
+    /// and message from `chatId` and `messageId` only; `chat_id`/`message_id` alone are "missing" and refused.
+    public var deleteMessageReadsCamelCase = false
     /// Action types applied but never answered: the echo to the acting connection is dropped, as when the
     /// connection fails after the server applied it.
     public var unansweredActions: Set<String> = []

@@ -124,6 +124,7 @@ private func printChange(_ change: MastodonSyncChange, json: Bool) {
                 "markersSaved", "home \(home?.description ?? "-"), notifications \(notifications?.description ?? "-")"
             )
         case .actionPending, .actionConfirmed, .actionFailed: (kind, detail) = ("action", "\(engineChange)")
+        case .relationship(let id): (kind, detail) = ("relationship", id.description)
         case .needsReauthentication: (kind, detail) = ("needsReauthentication", "")
         case .filtersChanged: (kind, detail) = ("filtersChanged", "")
         case .missed(let count): (kind, detail) = ("missed", "\(count) changes")

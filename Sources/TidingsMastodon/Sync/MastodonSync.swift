@@ -29,6 +29,9 @@ import TidingsCore
 ///   returns). What app-state changes start runs on the account's one background task, so
 ///   ``appStateChanged(_:)`` returns promptly; ``housekeepingSettled()`` waits for it.
 /// - ``changes()`` merges every engine's changes and every stream's states into one bounded stream per subscriber.
+/// - Every account added is recorded in its store's durable signed-in accounts (no token), which migrations
+///   and recovery keep; ``restoreAccounts(from:pageLimit:client:)`` signs them in again after a relaunch, and
+///   ``signOut(account:)`` forgets the record.
 /// - ``signOut(account:)`` stops the account's polling and stream; a refused token (needs reauthentication)
 ///   stops them until ``signIn(account:token:)``.
 /// - Requests are paced by default (``MastodonRateLimiting``): per account and endpoint family from the
@@ -162,6 +165,10 @@ public actor MastodonSync {
                 client.server.host.map { PollBudgetGate(budget: budget, host: $0, account: key) }
             }
         await signOut(account: key, announce: false)
+        // Recorded first, so a relaunch knows the account even when nothing else of it was stored; a store that
+        // cannot be written leaves it signed in for this session only (the engine's writes fail the same way).
+        let server = client.server
+        _ = try? await store.database.write { db in try store.saveAccount(key: key, server: server, in: db) }
         let engine = MastodonAccountEngine(client: client, store: store, clock: clock, pageLimit: pageLimit)
         let capabilities = try? await engine.capabilities()
         // Filters at sign-in and launch; a server without them (Nextcloud Social) or offline leaves them nil.
@@ -234,9 +241,32 @@ public actor MastodonSync {
         return pending
     }
 
-    /// Signs an account out: its polling and stream stop and it is forgotten (its cached rows stay in the store).
+    /// Signs an account out: its polling and stream stop and it is forgotten — also by the store's signed-in
+    /// accounts, so a relaunch does not sign it in again (its cached rows and unsent actions stay in the store).
     public func signOut(account key: String) async {
+        let store = accounts[key]?.engine.store
         await signOut(account: key, announce: true)
+        _ = try? await store?.database.write { db in try store?.removeAccount(key: key, in: db) }
+    }
+
+    /// Signs in again every account `store` recorded as signed in (a relaunch): `client` gives each one's API
+    /// client — with the token the app keeps for its key — or nil to leave it out of this session (it stays
+    /// recorded). The accounts are added in the order they were first signed in, as ``addAccount(client:store:push:gate:pageLimit:)``
+    /// adds them; a client whose key differs from the stored one is skipped.
+    ///
+    /// - Returns: The engines of the accounts signed in again.
+    /// - Throws: A store error reading the accounts (nothing was added then).
+    @discardableResult
+    public func restoreAccounts(
+        from store: MastodonTimelineStore, pageLimit: Int = 40,
+        client: (MastodonStoredAccount) async -> MastodonAPIClient?
+    ) async throws -> [MastodonAccountEngine] {
+        var engines: [MastodonAccountEngine] = []
+        for stored in try await store.storedAccounts() {
+            guard let client = await client(stored), client.accountKey == stored.key else { continue }
+            engines.append(await addAccount(client: client, store: store, pageLimit: pageLimit))
+        }
+        return engines
     }
 
     private func signOut(account key: String, announce: Bool) async {

@@ -40,8 +40,8 @@ import TidingsCore
 /// - ``maintenance()`` sweeps each store once per call within ``MastodonMaintenancePolicy/retention``.
 /// - Cached statuses are re-checked for deletions (what was deleted while offline) at the end of the
 ///   foreground's and the network return's housekeeping and in ``maintenance()``, at most once per
-///   ``MastodonMaintenancePolicy/recheckInterval`` per account, through the account's rate budget; the
-///   housekeeping runs skip it while the server's reserve is reached (the polling gate).
+///   ``MastodonMaintenancePolicy/recheckInterval`` per account, through the account's rate budget; every run
+///   (housekeeping and maintenance) skips it while the server's reserve is reached (the polling gate).
 public actor MastodonSync {
     private struct Account {
         let engine: MastodonAccountEngine
@@ -473,8 +473,9 @@ public actor MastodonSync {
 
     /// The platform's maintenance window: one retention sweep pass per store, and deletion re-checks of each
     /// account's newest cached Home statuses when its last re-check (here or after a foreground or network
-    /// return) is older than the policy's interval.
-    /// A failing re-check deletes nothing and is tried again at the next call. Then the policy's image cache
+    /// return) is older than the policy's interval — skipped (``MastodonMaintenanceReport/recheckSkipped``)
+    /// while the account's polling gate pauses at the server's reserve, which is left to the person.
+    /// A failing or skipped re-check deletes nothing and is tried again at the next call. Then the policy's image cache
     /// is evicted down to its capacity and its staging directory of copied uploads swept.
     ///
     /// - Throws: A store error of a sweep; ``MastodonImageCacheError`` from the cache or the upload sweep.
@@ -489,7 +490,7 @@ public actor MastodonSync {
         }
         for key in accounts.keys.sorted() {
             guard let engine = accounts[key]?.engine else { continue }
-            switch await recheckIfDue(key, engine: engine, heedingReserve: false) {
+            switch await recheckIfDue(key, engine: engine) {
             case .rechecked(let deleted): report.rechecked[key] = deleted
             case .skipped: report.recheckSkipped.append(key)
             case .failed: report.recheckFailed.append(key)
@@ -504,7 +505,7 @@ public actor MastodonSync {
     enum RecheckOutcome {
         /// It ran; how many cached statuses the server no longer has.
         case rechecked(Int)
-        /// Not due (within the interval), offline, signed out or refused, or (automatic runs) at the reserve.
+        /// Not due (within the interval), offline, signed out or refused, or at the server's reserve.
         case skipped
         /// A request failed: nothing was deleted, and the next chance tries again.
         case failed
@@ -513,17 +514,16 @@ public actor MastodonSync {
     /// Re-checks the account's newest cached Home statuses for deletions (Mastodon tells them only over the
     /// stream, so what was deleted while offline is found here) when its last re-check is older than the
     /// policy's interval. Run by ``maintenance()`` and at the end of the foreground's and the network return's
-    /// housekeeping; the requests wait for the account's rate budget, and the automatic runs leave the
-    /// server's reserve (the polling gate) to the person, trying again at the next chance.
+    /// housekeeping; the requests wait for the account's rate budget, and every run leaves the server's reserve
+    /// (the polling gate) to the person, trying again at the next chance.
     @discardableResult
-    func recheckIfDue(
-        _ key: String, engine: MastodonAccountEngine, heedingReserve: Bool = true
-    ) async -> RecheckOutcome {
+    func recheckIfDue(_ key: String, engine: MastodonAccountEngine) async -> RecheckOutcome {
         guard let account = accounts[key], account.engine === engine else { return .skipped }
         let due = account.lastRecheck.map { timeline.elapsed - $0 >= maintenancePolicy.recheckInterval } ?? true
         guard due, online, maintenancePolicy.recheckLimit > 0, engine.client.authorization.authState == .signedIn
         else { return .skipped }
-        if heedingReserve, let gate = account.gate, await gate.pause() > .zero { return .skipped }
+        // The reserve is the person's: a maintenance window cannot wait for the reset, so it skips too.
+        if let gate = account.gate, await gate.pause() > .zero { return .skipped }
         // Marked before the requests, so a maintenance window during a housekeeping re-check does not repeat it.
         accounts[key]?.lastRecheck = timeline.elapsed
         do {

@@ -156,9 +156,15 @@ extension MastodonAPIClient {
     /// `POST /api/v1/accounts/:id/follow` or `/unfollow`; returns whether the reader now follows
     /// (or has requested to follow) the account.
     public func setFollowing(_ follow: Bool, account id: ServerID) async throws -> Bool {
-        let relationship = try await post(
-            JSONValue.self, "/api/v1/accounts/\(Self.segment(id))/\(follow ? "follow" : "unfollow")")
-        return relationship["following"]?.boolValue == true || relationship["requested"]?.boolValue == true
+        let relationship = try await relationship(following: follow, account: id)
+        return relationship.following || relationship.requested
+    }
+
+    /// `POST /api/v1/accounts/:id/follow` or `/unfollow`: the reader's relationship with the account as the
+    /// server now sees it (a locked account answers a follow with `requested`).
+    public func relationship(following follow: Bool, account id: ServerID) async throws -> MastodonRelationship {
+        try await post(
+            MastodonRelationship.self, "/api/v1/accounts/\(Self.segment(id))/\(follow ? "follow" : "unfollow")")
     }
 
     /// An ID as one path segment: anything but unreserved characters is percent-encoded, so an ID from a

@@ -8,31 +8,40 @@ extension MastodonAccountEngine {
     /// How many times a transient failure (5xx, 429, a drop) is retried before the action is reverted.
     public static let maximumActionAttempts = 5
 
-    /// Applies `action` on `target` at once (the cached status shows it, marked pending), stores it in the
-    /// outbox in the same transaction, then sends the outbox.
+    /// Applies `action` on `target` at once (the cached status shows it, or for a follow or unfollow the cached
+    /// relationship, ``relationship(with:)``; marked pending), stores it in the outbox in the same transaction,
+    /// then sends the outbox.
     ///
-    /// - Returns: The pending action, or nil when the cached status already shows the action's result
-    ///   (nothing to do).
+    /// - Returns: The pending action, or nil when the cached status or relationship already shows the action's
+    ///   result (nothing to do).
     /// - Throws: a store error (nothing was written then). Server failures do not throw: they are reported as
     ///   ``MastodonEngineChange/actionFailed(_:reason:)`` or leave the action pending for a later replay.
     @discardableResult
     public func perform(_ action: MastodonAction, on target: ServerID) async throws -> MastodonPendingAction? {
         let written: (MastodonPendingAction, [ServerID])? = try writeNow { db in
             var updated: [ServerID] = []
-            if !action.targetsAccount, let cached = try self.cachedStatus(target, in: db) {
+            if action.targetsAccount {
+                // The cached relationship shows the follow at once, written with its outbox row.
+                guard try !self.relationshipAlreadyShows(action, on: target, in: db) else { return nil }
+                let pending = try self.store.enqueue(action, target: target, account: self.account, in: db)
+                try self.settleRelationship(target, confirmed: nil, in: db)
+                return (pending, [])
+            }
+            if let cached = try self.cachedStatus(target, in: db) {
                 guard Self.applying(action, to: cached) != cached else { return nil }
                 // Every copy (the status's own row, each boost of it) shows the action, so an undo tapped on
                 // any of them finds it.
                 updated = try self.updateCopies(of: cached.reblog?.id ?? target, in: db) {
                     Self.applying(action, to: $0)
                 }
-            } else if !action.targetsAccount {
+            } else {
                 updated = [target]
             }
             return (try self.store.enqueue(action, target: target, account: self.account, in: db), updated)
         }
         guard let (pending, updated) = written else { return nil }
         broadcaster.publish(.actionPending(pending))
+        if action.targetsAccount { broadcaster.publish(.relationship(target)) }
         for id in updated { broadcaster.publish(.statusUpdated(id)) }
         await drainOutbox()
         return pending
@@ -66,6 +75,7 @@ extension MastodonAccountEngine {
     /// Sends one action; returns whether the outbox may go on (the action was settled either way).
     func send(_ pending: MastodonPendingAction) async -> Bool {
         var updated = pending.action.targetsAccount ? [] : [pending.target]
+        var relationshipChanged = false
         do {
             if let statusAction = pending.action.statusAction {
                 let answer = try await guarded {
@@ -79,15 +89,17 @@ extension MastodonAccountEngine {
                     return try self.reconcile(pending.target, with: confirmed, in: db)
                 }
             } else {
-                _ = try await guarded {
-                    try await self.client.setFollowing(pending.action == .follow, account: pending.target)
+                let answer = try await guarded {
+                    try await self.client.relationship(following: pending.action == .follow, account: pending.target)
                 }
-                try writeNow { db in
+                relationshipChanged = try writeNow { db in
                     try self.store.removePending(pending.id, account: self.account, in: db)
+                    return try self.settleRelationship(pending.target, confirmed: answer, in: db)
                 }
             }
             outboxAttempts[pending.id] = nil
             broadcaster.publish(.actionConfirmed(pending))
+            if relationshipChanged { broadcaster.publish(.relationship(pending.target)) }
             for id in updated { broadcaster.publish(.statusUpdated(id)) }
             return true
         } catch let error as MastodonError {
@@ -113,7 +125,16 @@ extension MastodonAccountEngine {
         do {
             let (deleted, updated): ([ServerID], [ServerID]) = try writeNow { db in
                 try self.store.removePending(pending.id, account: self.account, in: db)
-                if pending.action.targetsAccount { return ([], []) }
+                if pending.action.targetsAccount {
+                    // Back to the server's last answer (with any other pending follow action over it); an account
+                    // the server does not know has no relationship to show.
+                    if deleteTarget {
+                        try self.store.deleteRelationship(account: self.account, target: pending.target, in: db)
+                    } else {
+                        try self.settleRelationship(pending.target, confirmed: nil, in: db)
+                    }
+                    return ([], [])
+                }
                 let logical = try self.cachedStatus(pending.target, in: db)?.reblog?.id ?? pending.target
                 if deleteTarget {
                     // The server has no such status: neither the cached row, the one it boosts, nor any other
@@ -133,6 +154,7 @@ extension MastodonAccountEngine {
             }
             outboxAttempts[pending.id] = nil
             broadcaster.publish(.actionFailed(pending, reason: reason))
+            if pending.action.targetsAccount { broadcaster.publish(.relationship(pending.target)) }
             if !deleted.isEmpty { broadcaster.publish(.deleted(deleted)) }
             for id in Set(updated).sorted() { broadcaster.publish(.statusUpdated(id)) }
             return true

@@ -57,22 +57,8 @@ extension MastodonAccountEngine {
     /// rows after paging (filters) from the middle of a page leaves its `Link` cursors and the count looking
     /// like the end while newer rows remain; only the next page, empty of anything new, shows the top.
     public func pollTimeline(_ timeline: String) async throws {
-        var newerRemain = true
-        var pages = 0
         let bound = MastodonTickPageBudget.pages ?? Self.timelinePagesPerPoll
-        while newerRemain, pages < bound {
-            do {
-                let result = try await refresh(timeline)
-                newerRemain = result.newerRemain || result.cursorMoved || result.inserted > 0
-            } catch let error as MastodonError where error == .rateLimited && pages > 0 {
-                break
-            } catch {
-                if pages > 0 { timelineBacklog.insert(timeline) }
-                throw error
-            }
-            pages += 1
-        }
-        if newerRemain { timelineBacklog.insert(timeline) } else { timelineBacklog.remove(timeline) }
+        try await refreshUpward(timeline, maximumPages: bound)
     }
 
     /// How many refresh pages one ``pollTimeline(_:)`` reads at most before it leaves the rest to the next tick

@@ -23,6 +23,9 @@ public enum MastodonEngineChange: Sendable, Equatable {
     case actionConfirmed(MastodonPendingAction)
     /// The server refused an action for good: its effect was reverted, and `reason` says why.
     case actionFailed(MastodonPendingAction, reason: MastodonActionFailure)
+    /// The cached relationship with this account changed: a follow or unfollow was written, answered or
+    /// reverted (read it with ``MastodonAccountEngine/relationship(with:)``).
+    case relationship(ServerID)
     /// The reader's filters changed on the server (read them with ``MastodonAccountEngine/filters()``).
     case filtersChanged
     /// The server refused the account's token: nothing is sent until the app signs it in again.

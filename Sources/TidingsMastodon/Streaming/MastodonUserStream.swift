@@ -11,9 +11,11 @@ import TidingsNet
 ///   `delete` removes the status at once; `status.update` replaces the cached status in place keeping the
 ///   reader's state; `notification` triggers one notifications poll per burst (``notificationCoalescing``);
 ///   `filters_changed` calls the app's `onFiltersChanged`.
-/// - After every (re)connect the engine backfills from its newest cached IDs (a refresh and a notifications
-///   poll) before the stream reports ``MastodonStreamState/open`` and reads its events, so nothing sent while
-///   the socket was down is lost, and nothing is stored twice.
+/// - After every (re)connect the engine backfills from its newest cached IDs before the stream reports
+///   ``MastodonStreamState/open`` and reads its events — Home page after page until the gap on top closes (or
+///   the feed cap marks what is left unfillable, ``MastodonAccountEngine/backfill(_:maximumPages:beforePage:)``),
+///   each page after the first waiting for the gate, then a notifications poll — so nothing sent while the
+///   socket was down is lost, and nothing is stored twice.
 /// - Failures are retried with jittered backoff on the injected clock; five in a row (a connection that
 ///   dropped within 30 s of opening counts as one) and it gives up with a reason (``state``) until
 ///   ``resume()``. A refused token gives up at once.
@@ -46,6 +48,8 @@ public actor MastodonUserStream {
     private var homeDue: Task<Void, Never>?
     private var notificationsDue: Task<Void, Never>?
     private var generation = 0
+    /// A reconnect's backfill waited for the gate: the coalesced Home refresh runs it in full.
+    private var backfillDeferred = false
 
     /// What the stream is doing now.
     public private(set) var state: MastodonStreamState = .stopped {
@@ -121,6 +125,7 @@ public actor MastodonUserStream {
         homeDue = nil
         notificationsDue?.cancel()
         notificationsDue = nil
+        backfillDeferred = false
         connection = nil
         generation += 1
         state = .stopped
@@ -213,12 +218,22 @@ public actor MastodonUserStream {
         // At the server's reserve the backfill waits like any refresh the stream starts; events read meanwhile
         // join it.
         if let gate, await gate.pause() > .zero {
+            backfillDeferred = true
             markHomeDue()
             markNotificationsDue()
             return
         }
-        _ = try? await engine.refresh()
+        // Every page up to the top (an outage may have missed many), each further page waiting for the gate.
+        let generation = generation
+        _ = try? await engine.backfill { [weak self] in await self?.mayGoOn(generation) ?? false }
         _ = try? await engine.pollNotifications()
+    }
+
+    /// Whether a backfill of connection `generation` may read its next page: not stopped, and the gate's pause
+    /// (if any) waited out on the clock.
+    private func mayGoOn(_ generation: Int) async -> Bool {
+        guard generation == self.generation, !Task.isCancelled else { return false }
+        return await waitForBudget() && generation == self.generation
     }
 
     // MARK: Events
@@ -270,7 +285,14 @@ public actor MastodonUserStream {
     private func refreshHome() async {
         homeDue = nil
         refreshesTriggered += 1
-        _ = try? await engine.refresh()
+        if backfillDeferred {
+            // The reconnect's backfill, deferred by the gate: all of it, not one page.
+            backfillDeferred = false
+            let generation = generation
+            _ = try? await engine.backfill { [weak self] in await self?.mayGoOn(generation) ?? false }
+        } else {
+            _ = try? await engine.refresh()
+        }
     }
 
     private func markNotificationsDue() {

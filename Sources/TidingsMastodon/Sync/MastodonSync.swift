@@ -29,6 +29,9 @@ import TidingsCore
 ///   returns). What app-state changes start runs on the account's one background task, so
 ///   ``appStateChanged(_:)`` returns promptly; ``housekeepingSettled()`` waits for it.
 /// - ``changes()`` merges every engine's changes and every stream's states into one bounded stream per subscriber.
+/// - Every account added is recorded in its store's durable signed-in accounts (no token), which migrations
+///   and recovery keep; ``restoreAccounts(from:pageLimit:client:)`` signs them in again after a relaunch, and
+///   ``signOut(account:)`` forgets the record.
 /// - ``signOut(account:)`` stops the account's polling and stream; a refused token (needs reauthentication)
 ///   stops them until ``signIn(account:token:)``.
 /// - Requests are paced by default (``MastodonRateLimiting``): per account and endpoint family from the
@@ -37,8 +40,8 @@ import TidingsCore
 /// - ``maintenance()`` sweeps each store once per call within ``MastodonMaintenancePolicy/retention``.
 /// - Cached statuses are re-checked for deletions (what was deleted while offline) at the end of the
 ///   foreground's and the network return's housekeeping and in ``maintenance()``, at most once per
-///   ``MastodonMaintenancePolicy/recheckInterval`` per account, through the account's rate budget; the
-///   housekeeping runs skip it while the server's reserve is reached (the polling gate).
+///   ``MastodonMaintenancePolicy/recheckInterval`` per account, through the account's rate budget; every run
+///   (housekeeping and maintenance) skips it while the server's reserve is reached (the polling gate).
 public actor MastodonSync {
     private struct Account {
         let engine: MastodonAccountEngine
@@ -162,6 +165,10 @@ public actor MastodonSync {
                 client.server.host.map { PollBudgetGate(budget: budget, host: $0, account: key) }
             }
         await signOut(account: key, announce: false)
+        // Recorded first, so a relaunch knows the account even when nothing else of it was stored; a store that
+        // cannot be written leaves it signed in for this session only (the engine's writes fail the same way).
+        let server = client.server
+        _ = try? await store.database.write { db in try store.saveAccount(key: key, server: server, in: db) }
         let engine = MastodonAccountEngine(client: client, store: store, clock: clock, pageLimit: pageLimit)
         let capabilities = try? await engine.capabilities()
         // Filters at sign-in and launch; a server without them (Nextcloud Social) or offline leaves them nil.
@@ -234,9 +241,32 @@ public actor MastodonSync {
         return pending
     }
 
-    /// Signs an account out: its polling and stream stop and it is forgotten (its cached rows stay in the store).
+    /// Signs an account out: its polling and stream stop and it is forgotten — also by the store's signed-in
+    /// accounts, so a relaunch does not sign it in again (its cached rows and unsent actions stay in the store).
     public func signOut(account key: String) async {
+        let store = accounts[key]?.engine.store
         await signOut(account: key, announce: true)
+        _ = try? await store?.database.write { db in try store?.removeAccount(key: key, in: db) }
+    }
+
+    /// Signs in again every account `store` recorded as signed in (a relaunch): `client` gives each one's API
+    /// client — with the token the app keeps for its key — or nil to leave it out of this session (it stays
+    /// recorded). The accounts are added in the order they were first signed in, as ``addAccount(client:store:push:gate:pageLimit:)``
+    /// adds them; a client whose key differs from the stored one is skipped.
+    ///
+    /// - Returns: The engines of the accounts signed in again.
+    /// - Throws: A store error reading the accounts (nothing was added then).
+    @discardableResult
+    public func restoreAccounts(
+        from store: MastodonTimelineStore, pageLimit: Int = 40,
+        client: (MastodonStoredAccount) async -> MastodonAPIClient?
+    ) async throws -> [MastodonAccountEngine] {
+        var engines: [MastodonAccountEngine] = []
+        for stored in try await store.storedAccounts() {
+            guard let client = await client(stored), client.accountKey == stored.key else { continue }
+            engines.append(await addAccount(client: client, store: store, pageLimit: pageLimit))
+        }
+        return engines
     }
 
     private func signOut(account key: String, announce: Bool) async {
@@ -443,8 +473,9 @@ public actor MastodonSync {
 
     /// The platform's maintenance window: one retention sweep pass per store, and deletion re-checks of each
     /// account's newest cached Home statuses when its last re-check (here or after a foreground or network
-    /// return) is older than the policy's interval.
-    /// A failing re-check deletes nothing and is tried again at the next call. Then the policy's image cache
+    /// return) is older than the policy's interval — skipped (``MastodonMaintenanceReport/recheckSkipped``)
+    /// while the account's polling gate pauses at the server's reserve, which is left to the person.
+    /// A failing or skipped re-check deletes nothing and is tried again at the next call. Then the policy's image cache
     /// is evicted down to its capacity and its staging directory of copied uploads swept.
     ///
     /// - Throws: A store error of a sweep; ``MastodonImageCacheError`` from the cache or the upload sweep.
@@ -459,7 +490,7 @@ public actor MastodonSync {
         }
         for key in accounts.keys.sorted() {
             guard let engine = accounts[key]?.engine else { continue }
-            switch await recheckIfDue(key, engine: engine, heedingReserve: false) {
+            switch await recheckIfDue(key, engine: engine) {
             case .rechecked(let deleted): report.rechecked[key] = deleted
             case .skipped: report.recheckSkipped.append(key)
             case .failed: report.recheckFailed.append(key)
@@ -474,7 +505,7 @@ public actor MastodonSync {
     enum RecheckOutcome {
         /// It ran; how many cached statuses the server no longer has.
         case rechecked(Int)
-        /// Not due (within the interval), offline, signed out or refused, or (automatic runs) at the reserve.
+        /// Not due (within the interval), offline, signed out or refused, or at the server's reserve.
         case skipped
         /// A request failed: nothing was deleted, and the next chance tries again.
         case failed
@@ -483,17 +514,16 @@ public actor MastodonSync {
     /// Re-checks the account's newest cached Home statuses for deletions (Mastodon tells them only over the
     /// stream, so what was deleted while offline is found here) when its last re-check is older than the
     /// policy's interval. Run by ``maintenance()`` and at the end of the foreground's and the network return's
-    /// housekeeping; the requests wait for the account's rate budget, and the automatic runs leave the
-    /// server's reserve (the polling gate) to the person, trying again at the next chance.
+    /// housekeeping; the requests wait for the account's rate budget, and every run leaves the server's reserve
+    /// (the polling gate) to the person, trying again at the next chance.
     @discardableResult
-    func recheckIfDue(
-        _ key: String, engine: MastodonAccountEngine, heedingReserve: Bool = true
-    ) async -> RecheckOutcome {
+    func recheckIfDue(_ key: String, engine: MastodonAccountEngine) async -> RecheckOutcome {
         guard let account = accounts[key], account.engine === engine else { return .skipped }
         let due = account.lastRecheck.map { timeline.elapsed - $0 >= maintenancePolicy.recheckInterval } ?? true
         guard due, online, maintenancePolicy.recheckLimit > 0, engine.client.authorization.authState == .signedIn
         else { return .skipped }
-        if heedingReserve, let gate = account.gate, await gate.pause() > .zero { return .skipped }
+        // The reserve is the person's: a maintenance window cannot wait for the reset, so it skips too.
+        if let gate = account.gate, await gate.pause() > .zero { return .skipped }
         // Marked before the requests, so a maintenance window during a housekeeping re-check does not repeat it.
         accounts[key]?.lastRecheck = timeline.elapsed
         do {

@@ -14,13 +14,14 @@ public enum MastodonTimelineSchema {
     static let outbox = "mastodon_outbox"
     static let cursors = "mastodon_timeline_cursors"
     static let notificationGroups = "mastodon_notification_groups"
+    static let relationships = "mastodon_relationships"
 
     /// The schema to open a `SQLiteDatabase` with.
     public static let schema = SQLiteSchema(
         tables: [
             .disposable(statuses), .disposable(entries), .disposable(tombstones), .disposable(notifications),
             .durable(accounts), .durable(outbox), .disposable(cursors), .disposable(notificationGroups),
-            SQLiteMarkerStorage.table,
+            SQLiteMarkerStorage.table, .disposable(relationships),
         ],
         migrations: [
             .init(version: 1, name: "mastodon timelines") { db in
@@ -70,6 +71,19 @@ public enum MastodonTimelineSchema {
                     CREATE INDEX mastodon_outbox_account ON mastodon_outbox(account, id);
                     """)
                 try SQLiteMarkerStorage.createTable(db)
+            },
+            .init(version: 3, name: "mastodon relationships") { db in
+                // The reader's relationship with other accounts: the server's last answer (`server_*`, null
+                // before one) and what is shown, that answer with the pending follow actions of the outbox
+                // over it. Disposable: the outbox (durable) is what keeps an unsent follow.
+                try db.executeScript(
+                    """
+                    CREATE TABLE mastodon_relationships(
+                        account TEXT NOT NULL, target_id TEXT NOT NULL,
+                        following INTEGER NOT NULL, requested INTEGER NOT NULL,
+                        server_following INTEGER, server_requested INTEGER, updated_at INTEGER NOT NULL,
+                        PRIMARY KEY(account, target_id)) WITHOUT ROWID;
+                    """)
             },
         ])
 }

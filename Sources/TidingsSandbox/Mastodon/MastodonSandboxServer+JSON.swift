@@ -20,7 +20,7 @@ extension MastodonSandboxServer {
             object["avatar"] = .string("https://sandbox.invalid/avatars/\(username).png")
             object["avatar_static"] = .string("https://sandbox.invalid/avatars/\(username).png")
             object["bot"] = .bool(false)
-            object["locked"] = .bool(false)
+            object["locked"] = .bool(accounts.first { $0.id == id }?.locked ?? false)
             object["created_at"] = Self.date(Date(timeIntervalSince1970: 1_600_000_000))
         }
         return .object(object)

@@ -123,28 +123,19 @@ extension MastodonSandboxServer {
         case ("POST", "/api/v1/polls/:id/votes"):
             return vote(request, pollID: id, viewer: viewer)
         case ("GET", "/api/v1/accounts/relationships"):
-            // Only what the client needs: whether the viewer follows each `id[]` (unknown IDs are left out).
-            let following = accounts.first { $0.id == viewer }?.following ?? []
+            // Only what the client needs: whether the viewer follows (or asked to follow) each `id[]` (unknown IDs
+            // are left out).
             let known = Set(accounts.map(\.id))
             let ids = request.query.filter { $0.name == "id[]" || $0.name == "id" }.map(\.value).filter(known.contains)
-            return .json(
-                JSONValue.array(
-                    ids.map { id in
-                        JSONValue.object(
-                            ["id": .string(id), "following": .bool(following.contains(id)), "requested": false])
-                    }))
+            return .json(JSONValue.array(ids.map { relationshipJSON(viewer, $0) }))
         case ("POST", "/api/v1/accounts/:id/:action"):
             guard accounts.contains(where: { $0.id == id }) else { return error(404, "Record not found") }
-            let action = request.pathParameters["action"]
-            if action == "follow" {
-                follow(viewer, id)
-            } else if action == "unfollow", let index = accounts.firstIndex(where: { $0.id == viewer }) {
-                accounts[index].following.remove(id)
-            } else {
-                return error(404, "Not found")
+            switch request.pathParameters["action"] {
+            case "follow": follow(viewer, id)
+            case "unfollow": unfollow(viewer, id)
+            default: return error(404, "Not found")
             }
-            let following = accounts.first { $0.id == viewer }?.following.contains(id) ?? false
-            return .json(JSONValue.object(["id": .string(id), "following": .bool(following), "requested": false]))
+            return .json(relationshipJSON(viewer, id))
         default:
             return error(404, "Not found")
         }

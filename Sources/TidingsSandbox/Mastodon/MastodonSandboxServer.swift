@@ -23,6 +23,10 @@ public actor MastodonSandboxServer {
         var username: String
         var token: String
         var following: Set<String> = []
+        /// A locked account answers a follow with a request it has to accept (``acceptFollowRequest(from:to:)``).
+        var locked = false
+        /// The accounts this one asked to follow that have not accepted yet.
+        var requested: Set<String> = []
     }
 
     struct Status {
@@ -98,12 +102,50 @@ public actor MastodonSandboxServer {
         return id
     }
 
-    /// `follower` follows `followed` (and `followed` gets a follow notification).
+    /// `follower` follows `followed` (and `followed` gets a follow notification); when `followed` is locked, the
+    /// follow is a request until it accepts it.
     public func follow(_ follower: String, _ followed: String) {
-        guard let index = accounts.firstIndex(where: { $0.id == follower }), follower != followed else { return }
-        if accounts[index].following.insert(followed).inserted {
+        guard let index = accounts.firstIndex(where: { $0.id == follower }), follower != followed,
+            !accounts[index].following.contains(followed)
+        else { return }
+        if accounts.first(where: { $0.id == followed })?.locked == true {
+            accounts[index].requested.insert(followed)
+        } else if accounts[index].following.insert(followed).inserted {
             notify(followed, type: "follow", from: follower, status: nil)
         }
+    }
+
+    /// `follower` stops following `followed`, or withdraws its request.
+    public func unfollow(_ follower: String, _ followed: String) {
+        guard let index = accounts.firstIndex(where: { $0.id == follower }) else { return }
+        accounts[index].following.remove(followed)
+        accounts[index].requested.remove(followed)
+    }
+
+    /// Makes an account locked (follows become requests) or open again.
+    public func setLocked(_ account: String, _ locked: Bool) {
+        guard let index = accounts.firstIndex(where: { $0.id == account }) else { return }
+        accounts[index].locked = locked
+    }
+
+    /// `followed` accepts the follow request of `follower`; false when there was none.
+    @discardableResult
+    public func acceptFollowRequest(from follower: String, to followed: String) -> Bool {
+        guard let index = accounts.firstIndex(where: { $0.id == follower }),
+            accounts[index].requested.remove(followed) != nil
+        else { return false }
+        accounts[index].following.insert(followed)
+        notify(followed, type: "follow", from: follower, status: nil)
+        return true
+    }
+
+    /// The viewer's relationship with `id` as Mastodon's `Relationship` (only what clients read here).
+    func relationshipJSON(_ viewer: String, _ id: String) -> JSONValue {
+        let account = accounts.first { $0.id == viewer }
+        return JSONValue.object([
+            "id": .string(id), "following": .bool(account?.following.contains(id) ?? false),
+            "requested": .bool(account?.requested.contains(id) ?? false),
+        ])
     }
 
     /// Posts a status as `accountID` and returns its ID; `mentioning` accounts get a mention notification;

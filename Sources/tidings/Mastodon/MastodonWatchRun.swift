@@ -16,7 +16,8 @@ private enum MastodonWatchEnd: Sendable {
 }
 
 /// `tidings mastodon watch`: keeps the account synced through `MastodonSync` as the active account in the
-/// foreground (the user stream where the server offers one, the polling table otherwise) and prints each change
+/// foreground with Home visible (the user stream where the server offers one, the polling table otherwise —
+/// Home and notifications) and prints each change
 /// until SIGINT or SIGTERM, then stops cleanly and exits 0. A token the server refuses ends it with 77.
 func runMastodonWatch(_ options: MastodonSyncOptions) async throws {
     // Installed before anything is printed, so an early signal is never lost nor kills the process.
@@ -28,6 +29,9 @@ func runMastodonWatch(_ options: MastodonSyncOptions) async throws {
     let key = options.account
     let sync = MastodonSync(streamConnector: connection.streamConnector)
     await sync.appStateChanged(.activeAccount(key))
+    // Watching is reading Home: without it on screen a tick polls no timeline, and a server without streaming
+    // (Nextcloud Social) would never show a new post.
+    await sync.appStateChanged(.visibleTimeline(MastodonTimelineKey.homeTimeline))
     // The scheduler's first tick may refresh home before `refresh()` below does (which then finds nothing
     // new): "new on home" is what this start stored, counted against the store as it was.
     let homeKey = MastodonTimelineKey(account: key, timeline: MastodonTimelineKey.homeTimeline)
@@ -124,6 +128,7 @@ private func printChange(_ change: MastodonSyncChange, json: Bool) {
                 "markersSaved", "home \(home?.description ?? "-"), notifications \(notifications?.description ?? "-")"
             )
         case .actionPending, .actionConfirmed, .actionFailed: (kind, detail) = ("action", "\(engineChange)")
+        case .relationship(let id): (kind, detail) = ("relationship", id.description)
         case .needsReauthentication: (kind, detail) = ("needsReauthentication", "")
         case .filtersChanged: (kind, detail) = ("filtersChanged", "")
         case .missed(let count): (kind, detail) = ("missed", "\(count) changes")

@@ -64,19 +64,7 @@ struct EngineDeletionTests {
         let ids = await fixture.postMany(3)
         try await fixture.engine.refresh()
         await fixture.server.delete(ids[0].rawValue)
-        let clock = fixture.clock
-        let budget = RateBudget(
-            configuration: .mastodon, clock: clock,
-            wallClock: { EngineFixture.epoch.addingTimeInterval(Double(clock.now.offset.components.seconds)) },
-            random: { 0.5 })
-        let client = MastodonAPIClient(
-            server: URL(string: "https://sandbox.invalid")!, accountKey: "alice@sandbox",
-            authorization: MastodonAuthorization(token: "alice-token"),
-            transport: MastodonSandboxTransport(server: fixture.http),
-            budget: budget)
-        let engine = MastodonAccountEngine(
-            client: client, store: fixture.store, capabilities: try await fixture.engine.capabilities(),
-            clock: fixture.clock)
+        let (engine, _) = try await fixture.budgetedEngine()
         fixture.faults.add(.tooManyRequests(retryAfterSeconds: 60), on: .path("/api/v1/statuses"), times: 1)
         await #expect(throws: MastodonError.rateLimited) { try await engine.recheckCachedStatuses() }
         let before = fixture.requests("/api/v1/statuses")

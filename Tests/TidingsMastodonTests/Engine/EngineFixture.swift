@@ -49,6 +49,22 @@ struct EngineFixture {
             client: client, store: store, capabilities: capabilities, clock: clock, pageLimit: pageLimit)
     }
 
+    /// Alice's engine over a client that waits for and informs a `RateBudget` of its own (on the fixture's clock
+    /// and the sandbox's dates, so `X-RateLimit-Reset` means the same instant to both), and that budget.
+    func budgetedEngine(pageLimit: Int = 40) async throws -> (MastodonAccountEngine, RateBudget) {
+        let clock = clock
+        let now: @Sendable () -> Date = { Self.epoch.addingTimeInterval(Double(clock.now.offset.components.seconds)) }
+        let budget = RateBudget(configuration: .mastodon, clock: clock, wallClock: now, random: { 0.5 })
+        let client = MastodonAPIClient(
+            server: URL(string: "https://sandbox.invalid")!, accountKey: "alice@sandbox",
+            authorization: MastodonAuthorization(token: "alice-token"),
+            transport: MastodonSandboxTransport(server: http), budget: budget, now: now)
+        let engine = MastodonAccountEngine(
+            client: client, store: store, capabilities: try await self.engine.capabilities(), clock: clock,
+            pageLimit: pageLimit)
+        return (engine, budget)
+    }
+
     /// Posts `count` statuses as bob; their IDs oldest first.
     @discardableResult
     func postMany(_ count: Int, content: String = "post") async -> [ServerID] {

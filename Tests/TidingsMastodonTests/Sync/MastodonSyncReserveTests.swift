@@ -118,4 +118,29 @@ struct MastodonSyncReserveTests {
         #expect(base.requests("/api/v2/notifications") == notifications + 1)
         await sync.shutdown()
     }
+
+    @Test func theMaintenanceWindowsRecheckLeavesTheReserveAndRunsAfterTheReset() async throws {
+        let world = try await World()
+        let base = world.base
+        let sync = world.sync
+        // Something to re-check (one request of the reserve: still paused).
+        await base.postMany(3)
+        try await world.engine.refresh()
+        let before = base.requests("/api/v1/statuses")
+        // At the reserve: the sweep runs (local), the re-check is skipped and asks nothing.
+        let atReserve = try await sync.maintenance()
+        #expect(atReserve.recheckSkipped == [Self.alice])
+        #expect(atReserve.rechecked[Self.alice] == nil)
+        #expect(atReserve.swept[Self.alice] != nil)
+        #expect(base.requests("/api/v1/statuses") == before)
+        // After the window's reset the next maintenance window re-checks.
+        let budget = try #require(sync.rateBudget)
+        let gate = PollBudgetGate(budget: budget, host: "sandbox.invalid", account: Self.alice)
+        await base.clock.advance(by: await gate.pause())
+        #expect(await gate.pause() == .zero)
+        let afterReset = try await sync.maintenance()
+        #expect(afterReset.rechecked[Self.alice] == 0)
+        #expect(base.requests("/api/v1/statuses") > before)
+        await sync.shutdown()
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import TidingsCore
 import TidingsMastodon
 
@@ -80,9 +81,7 @@ public struct NextcloudPushHandler: Sendable {
             } else {
                 decisions = try await raiser.pollAndRaise()
             }
-            if let identifier = try await announced(decisions) {
-                try await raised.record(account: account, nid: nid, raisedIdentifier: identifier)
-            }
+            _ = try await announced(decisions, nid: nid)
             return .polled(nid: nid, decisions: decisions)
         case .withdraw(let identifiers):
             if !identifiers.isEmpty { await raiser.withdrawRaised(identifiers) }
@@ -99,13 +98,29 @@ public struct NextcloudPushHandler: Sendable {
         }
     }
 
-    /// The subject names an object hash, not a Mastodon notification ID: the newest notification this poll raised
-    /// or updated is the one the push announced — or, when another path raised it first (the raiser follows the
-    /// engine's polls, the stream), the newest one dropped as already raised, under the identifier it was raised with.
-    private func announced(_ decisions: [AccountNotificationDecision]) async throws -> String? {
-        if let identifier = decisions.compactMap(\.decision.request?.identifier).last { return identifier }
-        guard let newest = decisions.last, case .drop(.alreadyRaised) = newest.decision else { return nil }
-        return try await raiser.policy.raisedRequestIdentifier(account: account, serverID: newest.serverID)
+    /// How long before a Social push another path (a tick's poll, the stream) may have raised the notification the
+    /// push announces: a push arrives seconds after its notification is made, so what was raised earlier than this
+    /// is an older notification, still unread, that no push of now announces.
+    public static let announcementWindow: TimeInterval = 600
+
+    /// The subject names an object hash, not a Mastodon notification ID. The notifications a push may announce are
+    /// what its poll raised or updated, and what it found raised by another path (the raiser follows the engine's
+    /// polls, the stream) within ``announcementWindow``, oldest first; ``NextcloudRaisedNotifications/claim(account:nid:candidates:)``
+    /// matches the nids in order to them, so one poll covering several pushes gives each its own.
+    private func announced(_ decisions: [AccountNotificationDecision], nid: Int64) async throws -> String? {
+        let since = raiser.clock.now.addingTimeInterval(-Self.announcementWindow)
+        var candidates: [String] = []
+        for decision in decisions {
+            if let identifier = decision.decision.request?.identifier {
+                candidates.append(identifier)
+            } else if case .drop(.alreadyRaised) = decision.decision,
+                let raised = try await raiser.policy.raisedRecord(account: account, serverID: decision.serverID),
+                raised.raisedAt >= since
+            {
+                candidates.append(raised.requestIdentifier)
+            }
+        }
+        return try await raised.claim(account: account, nid: nid, candidates: candidates)
     }
 
     /// Signs the account out: the raiser's ``MastodonNotificationRaiser/signOut(alsoWithdrawing:)`` (raised set,

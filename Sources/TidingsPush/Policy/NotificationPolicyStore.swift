@@ -294,6 +294,28 @@ public final class NotificationPolicyStore: Sendable {
 }
 
 extension NotificationPolicyStore {
+    /// The request identifier notification `serverID` of `account` was raised under (as
+    /// ``raisedRequestIdentifier(account:serverID:)``) and when that request was last raised or updated; nil when
+    /// it was not raised. What tells a Nextcloud push which notification, raised by another path just before it
+    /// arrived, it may announce.
+    ///
+    /// - Throws: `StoreError` from SQLite.
+    public func raisedRecord(account: String, serverID: ServerID) async throws -> (
+        requestIdentifier: String, raisedAt: Date
+    )? {
+        guard let identifier = try await raisedRequestIdentifier(account: account, serverID: serverID) else {
+            return nil
+        }
+        let seconds = try await database.read { db in
+            try db.fetchOne(
+                Double.self,
+                "SELECT max(raised_at) FROM tidings_raised_notifications WHERE account = ? AND request_id = ?",
+                [account, identifier])
+        }
+        guard let seconds else { return nil }
+        return (identifier, Date(timeIntervalSince1970: seconds))
+    }
+
     /// The request identifier notification `serverID` of `account` was raised under (alone or as its group's
     /// newest), or nil when it was not raised: what a Nextcloud push's `nid` is mapped to when another path raised
     /// the notification first.

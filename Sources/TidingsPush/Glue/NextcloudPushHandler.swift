@@ -67,6 +67,18 @@ public struct NextcloudPushHandler: Sendable {
         try await handle(try decryptor.open(subject: subject, signature: signature))
     }
 
+    /// Handles a push delivered to the account's Nextcloud Web Push (UnifiedPush) endpoint: `device` opens it with
+    /// its stored keys; the activation push activates the subscription (``NextcloudPushHandling/activated(_:)``),
+    /// anything else is handled as ``handle(_:)`` handles a subject.
+    ///
+    /// - Throws: What ``NextcloudWebPushDevice/open(_:)`` throws (nothing changed then), and as ``handle(_:)``.
+    public func handle(_ push: IncomingWebPush, device: NextcloudWebPushDevice) async throws -> NextcloudPushHandling {
+        switch try await device.open(push) {
+        case .activated(let state): .activated(state)
+        case .subject(let subject): try await handle(subject)
+        }
+    }
+
     /// Handles a subject already verified and decrypted (a Web Push registration's plaintext, or the
     /// router's opened push).
     ///

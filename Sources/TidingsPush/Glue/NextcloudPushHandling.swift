@@ -17,4 +17,7 @@ public enum NextcloudPushHandling: Hashable, Sendable {
     /// ``AccountNotificationEvent/generic(_:)`` and its identifier recorded under `nid`, so the server's
     /// `delete` withdraws it.
     case otherAppRaised(nid: Int64, app: String, request: NotificationRequest)
+    /// The activation push of the account's Nextcloud Web Push subscription: its token went back to the server
+    /// (``NextcloudWebPushDevice/open(_:)``); nothing is raised or withdrawn.
+    case activated(NextcloudWebPushState)
 }

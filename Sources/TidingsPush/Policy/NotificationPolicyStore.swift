@@ -49,10 +49,31 @@ public final class NotificationPolicyStore: Sendable {
     public func decideAndRecord(
         _ candidate: NotificationCandidate, settings: NotificationSettings, context: NotificationPolicyContext
     ) async throws -> NotificationDecision {
+        try await decideAndRecordSuperseding(candidate, settings: settings, context: context).decision
+    }
+
+    /// ``decideAndRecord(_:settings:context:)``, also naming the notification the decision supersedes: a push shown
+    /// beside its group (a provisional push group, ``provisionalGroupPrefix(_:)``) that the recorded group's update
+    /// now holds. Its rows move to the group's request identifier in the same transaction, so it is named once; the
+    /// caller withdraws it.
+    ///
+    /// - Throws: `StoreError` from SQLite; nothing is recorded then.
+    func decideAndRecordSuperseding(
+        _ candidate: NotificationCandidate, settings: NotificationSettings, context: NotificationPolicyContext
+    ) async throws -> (decision: NotificationDecision, superseded: String?) {
         try await database.write { db in
             let (raised, groupRecorded) = try Self.groupState(db, candidate)
             let decision = NotificationPolicy.decide(candidate, settings: settings, context: context, raised: raised)
+            var superseded: String?
             switch decision {
+            case .update(let request) where raised.besideGroup != nil:
+                superseded = raised.besideGroup
+                for table in ["tidings_raised_notifications", "tidings_raised_groups"] {
+                    try db.execute(
+                        "UPDATE \(table) SET request_id = ? WHERE account = ? AND request_id = ?",
+                        [request.identifier, candidate.account, raised.besideGroup])
+                }
+                try Self.record(db, candidate, requestID: request.identifier, at: context.now)
             case .raise(let request), .update(let request):
                 try Self.record(db, candidate, requestID: request.identifier, at: context.now)
             case .drop(.alreadyRaised) where !groupRecorded && candidate.groupKey != nil:
@@ -68,7 +89,7 @@ public final class NotificationPolicyStore: Sendable {
                     [candidate.account, Self.lastDigestKey, String(context.now.timeIntervalSince1970)])
             case .hold, .drop: break
             }
-            return decision
+            return (decision, superseded)
         }
     }
 
@@ -235,6 +256,15 @@ public final class NotificationPolicyStore: Sendable {
             [candidate.account, key],
             { row in (newest: try row[0] as ServerID, requestIdentifier: try row[1] as String) })
         {
+            // Its newest notification shown beside it, by a push not matched to it: the group grows to hold it.
+            let provisional = "\(candidate.account)#group:push-"
+            if let ownRequest, ownRequest != group.requestIdentifier, ownRequest.hasPrefix(provisional),
+                group.newest < candidate.serverID
+            {
+                var state = RaisedState(group: group)
+                state.besideGroup = ownRequest
+                return (state, true)
+            }
             return (RaisedState(notificationRaised: ownRequest != nil, group: group), true)
         }
         // A digest summary is not a notification of this group: the group is then shown as a notification of its own.

@@ -35,24 +35,12 @@ import TidingsPush
         let grown = try await fixture.raiser.pollAndRaise()
         #expect(grown.map(\.label) == ["update"])
         #expect(grown.first?.decision.request?.identifier == group)
-        await fixture.raiser.withdrawRaised(["fence"])
-        var withdrawn: [[String]] = []
-        for await event in events {
-            guard case .withdrawRaised(let identifiers) = event else { continue }
-            if identifiers == ["fence"] { break }
-            withdrawn.append(identifiers)
-        }
+        let withdrawn = await fixture.withdrawals(events)
         #expect(withdrawn == [[beside]], "the pushed notification the group now holds is withdrawn")
         // Once: the next poll withdraws nothing more.
         let again = fixture.raiser.events()
         #expect(try await fixture.raiser.pollAndRaise().map(\.label) == ["drop:alreadyRaised"])
-        await fixture.raiser.withdrawRaised(["fence"])
-        var more: [[String]] = []
-        for await event in again {
-            guard case .withdrawRaised(let identifiers) = event else { continue }
-            if identifiers == ["fence"] { break }
-            more.append(identifiers)
-        }
+        let more = await fixture.withdrawals(again)
         #expect(more.isEmpty)
     }
 }

@@ -95,7 +95,8 @@ public struct NextcloudPushHandler: Sendable {
             }
             _ = try await announced(decisions, nid: nid)
             return .polled(nid: nid, decisions: decisions)
-        case .withdraw(let identifiers):
+        case .withdraw(let mapped):
+            let identifiers = try await shown(mapped)
             if !identifiers.isEmpty { await raiser.withdrawRaised(identifiers) }
             return .withdrew(raisedIdentifiers: identifiers)
         case .raise(let nid, let app, let text, let type, let id):
@@ -121,10 +122,17 @@ public struct NextcloudPushHandler: Sendable {
     /// matches the nids in order to them, so one poll covering several pushes gives each its own.
     private func announced(_ decisions: [AccountNotificationDecision], nid: Int64) async throws -> String? {
         let since = raiser.clock.now.addingTimeInterval(-Self.announcementWindow)
+        let mapped = Set(try await raised.raisedIdentifiers(account: account))
         var candidates: [String] = []
         for decision in decisions {
-            if let identifier = decision.decision.request?.identifier {
+            // One an earlier push's poll held keeps the name it was matched under, however it was decided since.
+            let held = heldPrefix + decision.serverID.rawValue
+            if mapped.contains(held) {
+                candidates.append(held)
+            } else if let identifier = decision.decision.request?.identifier {
                 candidates.append(identifier)
+            } else if case .hold = decision.decision {
+                candidates.append(held)
             } else if case .drop(.alreadyRaised) = decision.decision,
                 let raised = try await raiser.policy.raisedRecord(account: account, serverID: decision.serverID),
                 raised.raisedAt >= since
@@ -135,6 +143,28 @@ public struct NextcloudPushHandler: Sendable {
         return try await raised.claim(account: account, nid: nid, candidates: candidates)
     }
 
+    /// What a `nid` mapped to a notification its poll held (quiet hours, a digest) stands for until it is raised.
+    private var heldPrefix: String { "\(account)#held:" }
+
+    /// The notifications to take down for `mapped` identifiers: a held one's is the request identifier it was
+    /// raised under since (none while still held, nor when a digest summary holds it with others).
+    private func shown(_ mapped: [String]) async throws -> [String] {
+        var identifiers: [String] = []
+        for identifier in mapped {
+            guard identifier.hasPrefix(heldPrefix) else {
+                identifiers.append(identifier)
+                continue
+            }
+            let serverID = ServerID(String(identifier.dropFirst(heldPrefix.count)))
+            if let raised = try await raiser.policy.raisedRequestIdentifier(account: account, serverID: serverID),
+                raised != "\(account)#digest", !identifiers.contains(raised)
+            {
+                identifiers.append(raised)
+            }
+        }
+        return identifiers
+    }
+
     /// Signs the account out: the raiser's ``MastodonNotificationRaiser/signOut(alsoWithdrawing:)`` (raised set,
     /// registrations, widget line) withdrawing every notification the `nid` map holds too — another app's
     /// (`<account>#nextcloud:<nid>`) and what the app recorded with ``recordRaised(nid:raisedIdentifier:)`` —, then
@@ -142,7 +172,7 @@ public struct NextcloudPushHandler: Sendable {
     ///
     /// - Throws: A store error (the map is kept when the raiser's sign-out fails, so nothing is lost).
     public func signOut() async throws -> MastodonNotificationRaiser.SignOutReport {
-        let mapped = try await raised.raisedIdentifiers(account: account)
+        let mapped = try await shown(try await raised.raisedIdentifiers(account: account))
         let report = try await raiser.signOut(alsoWithdrawing: mapped)
         try await raised.forget(account: account)
         return report

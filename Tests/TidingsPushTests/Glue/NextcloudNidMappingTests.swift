@@ -70,4 +70,29 @@ import TidingsPush
         }
         #expect(identifiers.count == Set(identifiers).count, "no identifier twice: \(identifiers)")
     }
+
+    @Test func aSocialPushHeldByQuietHoursIsWithdrawnByItsDeleteOnceRaised() async throws {
+        let setup = try await Setup(
+            configuration: NotificationRaiserConfiguration(
+                settings: NotificationSettings(quietHours: RaiserTimeTests.night)))
+        await setup.fixture.server.post(as: setup.fixture.bob, "late @alice", mentioning: [setup.fixture.alice])
+        let pushed = try await setup.handler.handle(
+            messageJSON: try Self.push(NextcloudPushHandlerTests.social(nid: 3)))
+        guard case .polled(3, let decisions) = pushed else {
+            Issue.record("unexpected \(pushed)")
+            return
+        }
+        #expect(decisions.map(\.label) == ["hold:quietHours"])
+        // 07:00: the job at the end of quiet hours raises it; the server's delete then takes it down.
+        await setup.fixture.clock.advance(by: .seconds(8 * 3600))
+        let released = try await setup.fixture.raiser.releaseHeld().decisions
+        let identifier = try #require(released.first?.decision.request?.identifier)
+        // A new mention's push minutes later is matched to the new one, not to the one just released.
+        await setup.fixture.clock.advance(by: .seconds(120))
+        let morning = try await setup.mention("morning @alice", nid: 4)
+        let deletedMorning = try await setup.handler.handle(messageJSON: try Self.push(#"{"delete":true,"nid":4}"#))
+        #expect(deletedMorning == .withdrew(raisedIdentifiers: [morning]))
+        let deleted = try await setup.handler.handle(messageJSON: try Self.push(#"{"delete":true,"nid":3}"#))
+        #expect(deleted == .withdrew(raisedIdentifiers: [identifier]))
+    }
 }

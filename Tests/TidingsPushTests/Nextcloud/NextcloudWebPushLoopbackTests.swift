@@ -1,4 +1,5 @@
 import Foundation
+import PeerSupport
 import Testing
 import TidingsCore
 import TidingsPush
@@ -39,7 +40,8 @@ import TidingsSandbox
                     registrar: registrar)
             )
         }
-        let rsa = try #require(NextcloudPushHandlerTests.keys)
+        // The proxy keys the handler is built with (unused by Web Push): made off the cooperative pool.
+        let rsa = try #require(await onDedicatedThread("proxy keys") { NextcloudPushHandlerTests.keys })
         let account = try await NextcloudLoopbackEndToEndTests.SocialAccount(
             server: server,
             decryptor: NextcloudProxyPushDecryptor(deviceKey: rsa.device, userPublicKey: rsa.user.publicKey))

@@ -96,7 +96,7 @@ public struct NextcloudPushHandler: Sendable {
             _ = try await announced(decisions, nid: nid)
             return .polled(nid: nid, decisions: decisions)
         case .withdraw(let mapped):
-            let identifiers = try await shown(mapped)
+            let identifiers = try await shown(mapped, dismissingHeld: true)
             if !identifiers.isEmpty { await raiser.withdrawRaised(identifiers) }
             return .withdrew(raisedIdentifiers: identifiers)
         case .raise(let nid, let app, let text, let type, let id):
@@ -135,7 +135,7 @@ public struct NextcloudPushHandler: Sendable {
                 candidates.append(held)
             } else if case .drop(.alreadyRaised) = decision.decision,
                 let raised = try await raiser.policy.raisedRecord(account: account, serverID: decision.serverID),
-                raised.raisedAt >= since
+                raised.raisedAt >= since, !notShown.contains(raised.requestIdentifier)
             {
                 candidates.append(raised.requestIdentifier)
             }
@@ -143,12 +143,19 @@ public struct NextcloudPushHandler: Sendable {
         return try await raised.claim(account: account, nid: nid, candidates: candidates)
     }
 
+    /// Identifiers of the raised set that name no notification of their own: a digest summary's (it holds others
+    /// too) and the dismissed.
+    private var notShown: Set<String> {
+        ["\(account)#digest", NotificationPolicyStore.dismissedIdentifier(account: account)]
+    }
+
     /// What a `nid` mapped to a notification its poll held (quiet hours, a digest) stands for until it is raised.
     private var heldPrefix: String { "\(account)#held:" }
 
     /// The notifications to take down for `mapped` identifiers: a held one's is the request identifier it was
-    /// raised under since (none while still held, nor when a digest summary holds it with others).
-    private func shown(_ mapped: [String]) async throws -> [String] {
+    /// raised under since (none when a digest summary holds it with others). One still held is, when
+    /// `dismissingHeld`, recorded as dismissed instead, so it is never raised.
+    private func shown(_ mapped: [String], dismissingHeld: Bool = false) async throws -> [String] {
         var identifiers: [String] = []
         for identifier in mapped {
             guard identifier.hasPrefix(heldPrefix) else {
@@ -156,9 +163,12 @@ public struct NextcloudPushHandler: Sendable {
                 continue
             }
             let serverID = ServerID(String(identifier.dropFirst(heldPrefix.count)))
-            if let raised = try await raiser.policy.raisedRequestIdentifier(account: account, serverID: serverID),
-                raised != "\(account)#digest", !identifiers.contains(raised)
-            {
+            let policy = raiser.policy
+            let raised =
+                dismissingHeld
+                ? try await policy.dismiss(account: account, serverID: serverID, at: raiser.clock.now)
+                : try await policy.raisedRequestIdentifier(account: account, serverID: serverID)
+            if let raised, !notShown.contains(raised), !identifiers.contains(raised) {
                 identifiers.append(raised)
             }
         }

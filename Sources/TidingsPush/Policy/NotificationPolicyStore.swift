@@ -77,10 +77,11 @@ public final class NotificationPolicyStore: Sendable {
             case .raise(let request), .update(let request):
                 try Self.record(db, candidate, requestID: request.identifier, at: context.now)
             case .drop(.alreadyRaised) where !groupRecorded && candidate.groupKey != nil:
-                // Shown before its group was seen (a push): the group grows that notification in place.
-                let requestID =
-                    raised.group?.requestIdentifier ?? "\(candidate.account)#notification:\(candidate.serverID)"
-                try Self.recordGroup(db, candidate, requestID: requestID)
+                // Shown before its group was seen (a push): the group grows that notification in place. One in a
+                // digest summary or dismissed was not shown on its own: its group is left to be shown as its own.
+                if let requestID = raised.group?.requestIdentifier {
+                    try Self.recordGroup(db, candidate, requestID: requestID)
+                }
             case .hold where settings.isDigest:
                 // The first hold starts the digest's count (when no delivery did yet), so the first digest time
                 // after it delivers: otherwise an app's first digest job would only start the count.
@@ -201,7 +202,8 @@ public final class NotificationPolicyStore: Sendable {
             for table in ["tidings_raised_notifications", "tidings_raised_groups", "tidings_notification_state"] {
                 try db.execute("DELETE FROM \(table) WHERE account = ?", [account])
             }
-            let identifiers = Array(Set(notifications + groups + shown)).sorted()
+            let dismissed = Self.dismissedIdentifier(account: account)
+            let identifiers = Array(Set(notifications + groups + shown).subtracting([dismissed])).sorted()
             return SignOut(withdrawRequestIdentifiers: identifiers, removeChannelGroup: account)
         }
     }
@@ -267,8 +269,11 @@ public final class NotificationPolicyStore: Sendable {
             }
             return (RaisedState(notificationRaised: ownRequest != nil, group: group), true)
         }
-        // A digest summary is not a notification of this group: the group is then shown as a notification of its own.
-        if let ownRequest, ownRequest != "\(candidate.account)#digest" {
+        // A digest summary is not a notification of this group, nor is a dismissed one shown: the group is then shown
+        // as a notification of its own.
+        if let ownRequest, ownRequest != "\(candidate.account)#digest",
+            ownRequest != dismissedIdentifier(account: candidate.account)
+        {
             return (RaisedState(notificationRaised: true, group: (candidate.serverID, ownRequest)), false)
         }
         if ownRequest != nil { return (RaisedState(notificationRaised: true), false) }
@@ -352,17 +357,21 @@ extension NotificationPolicyStore {
     ///
     /// - Throws: `StoreError` from SQLite.
     public func raisedRequestIdentifier(account: String, serverID: ServerID) async throws -> String? {
-        try await database.read { db in
-            let arguments: SQLiteArguments = [account, serverID.rawValue]
-            if let alone = try db.fetchOne(
-                String.self, "SELECT request_id FROM tidings_raised_notifications WHERE account = ? AND server_id = ?",
-                arguments)
-            {
-                return alone
-            }
-            return try db.fetchOne(
-                String.self, "SELECT request_id FROM tidings_raised_groups WHERE account = ? AND newest_id = ?",
-                arguments)
+        try await database.read { db in try Self.raisedRequestIdentifier(db, account: account, serverID: serverID) }
+    }
+
+    static func raisedRequestIdentifier(_ db: SQLiteConnection, account: String, serverID: ServerID) throws
+        -> String?
+    {
+        let arguments: SQLiteArguments = [account, serverID.rawValue]
+        if let alone = try db.fetchOne(
+            String.self, "SELECT request_id FROM tidings_raised_notifications WHERE account = ? AND server_id = ?",
+            arguments)
+        {
+            return alone
         }
+        return try db.fetchOne(
+            String.self, "SELECT request_id FROM tidings_raised_groups WHERE account = ? AND newest_id = ?",
+            arguments)
     }
 }

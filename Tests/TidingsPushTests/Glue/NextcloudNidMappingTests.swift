@@ -95,4 +95,20 @@ import TidingsPush
         let deleted = try await setup.handler.handle(messageJSON: try Self.push(#"{"delete":true,"nid":3}"#))
         #expect(deleted == .withdrew(raisedIdentifiers: [identifier]))
     }
+
+    @Test func aSocialNotificationDeletedWhileHeldIsNeverRaised() async throws {
+        let setup = try await Setup(
+            configuration: NotificationRaiserConfiguration(
+                settings: NotificationSettings(quietHours: RaiserTimeTests.night)))
+        await setup.fixture.server.post(as: setup.fixture.bob, "late @alice", mentioning: [setup.fixture.alice])
+        _ = try await setup.handler.handle(messageJSON: try Self.push(NextcloudPushHandlerTests.social(nid: 3)))
+        // Read (dismissed) on the server during the night: nothing is shown yet, so nothing is withdrawn…
+        let deleted = try await setup.handler.handle(messageJSON: try Self.push(#"{"delete":true,"nid":3}"#))
+        #expect(deleted == .withdrew(raisedIdentifiers: []))
+        // …and the job at the end of quiet hours does not raise it.
+        await setup.fixture.clock.advance(by: .seconds(8 * 3600))
+        let released = try await setup.fixture.raiser.releaseHeld().decisions
+        #expect(released.map(\.label) == ["drop:alreadyRaised"])
+        #expect(try await setup.fixture.raiser.signOut().withdrawal.withdrawRequestIdentifiers.isEmpty)
+    }
 }

@@ -47,16 +47,19 @@ import TidingsSandbox
             decryptor: NextcloudProxyPushDecryptor(deviceKey: rsa.device, userPublicKey: rsa.user.publicKey))
 
         let (database, device) = try await launch()
+        let router = NextcloudPushRouter()
+        router.register(account.handler, device: device, endpoint: url)
         endpoint.register("phone", keys: try await device.keys())
         #expect(await device.reconcile(endpoint: url) == .awaitingActivation)
         let activation = try #require(await endpoint.messages(count: 1).first)
         #expect(activation.failure == nil, "\(activation.failure ?? "")")
-        #expect(try await account.handler.handle(Self.incoming(activation, url), device: device) == .activated(.active))
+        #expect(try await router.route(Self.incoming(activation, url)).handling == .activated(.active))
         database.close()
 
         // Relaunched: the stored subscription is active for this endpoint, so nothing is sent.
         let (again, relaunched) = try await launch()
         defer { again.close() }
+        router.register(account.handler, device: relaunched, endpoint: url)
         let before = server.sandbox.http.log.entries.count
         #expect(await relaunched.reconcile(endpoint: url) == .active)
         #expect(server.sandbox.http.log.entries.count == before, "the relaunch sent nothing")
@@ -64,10 +67,9 @@ import TidingsSandbox
         // A Social notification arrives as Web Push, opened with the kept keys, and the raiser raises it once.
         let nid = await server.sandbox.createNotification(app: "social", subject: "bob mentioned you")
         let message = try #require(await endpoint.messages(count: 2).dropFirst().first)
-        guard
-            case .polled(nid, let decisions) = try await account.handler.handle(
-                Self.incoming(message, url), device: relaunched)
-        else {
+        let routed = try await router.route(Self.incoming(message, url))
+        #expect(routed.account == NextcloudLoopbackEndToEndTests.account)
+        guard case .polled(nid, let decisions) = routed.handling else {
             Issue.record("the Social push was not polled")
             return
         }
@@ -78,5 +80,7 @@ import TidingsSandbox
         await server.sandbox.createNotification(app: "social", subject: "after sign-out")
         #expect(endpoint.messages.count == 2)
         #expect(try await relaunched.status() == nil)
+        router.remove(account: NextcloudLoopbackEndToEndTests.account)
+        await #expect(throws: PushRoutingError.unknownEndpoint) { try await router.route(Self.incoming(message, url)) }
     }
 }

@@ -12,6 +12,9 @@
 //     extension sends nothing; the app replays): a Reply to the notification's status (its Idempotency-Key
 //     printed as `reply <row id> <key>`) and a Favourite of it (`favourite <row id>`). Mastodon's payload names
 //     no status: the notification's actions carry its ID, as an app puts it in what it raised.
+//   PushExtensionChild widget <snapshot path>
+//     What a widget extension does: reads the app's widget snapshot file and prints one line per account,
+//     `widget <account> unread <count> mentions <text>|<text>…` (newest first).
 //
 // Errors: one `error <description>` line on standard error; exit 64 for bad arguments, 1 otherwise.
 import Foundation
@@ -90,14 +93,25 @@ func run(_ arguments: [String]) async throws {
     say("favourite \(favourite.id)")
 }
 
+/// The widget's side: the snapshot the app wrote, read as a widget reads it.
+func readWidget(_ path: String) throws {
+    for line in try WidgetSnapshot.read(from: path).accounts {
+        let mentions = line.recentMentions.map(\.text).joined(separator: "|")
+        say("widget \(line.account) unread \(line.unreadCount) mentions \(mentions)")
+    }
+}
+
 let arguments = CommandLine.arguments
 guard
     (arguments.count == 5 && arguments.dropFirst().first == "decide") || (arguments.count == 7 && arguments[1] == "act")
+        || (arguments.count == 3 && arguments[1] == "widget")
 else {
-    fail("usage: PushExtensionChild decide|act <store> <account> <body file> [<status id> <reply text>]", status: 64)
+    fail(
+        "usage: PushExtensionChild decide|act <store> <account> <body file> [<status id> <reply text>] | widget <file>",
+        status: 64)
 }
 do {
-    try await run(arguments)
+    if arguments[1] == "widget" { try readWidget(arguments[2]) } else { try await run(arguments) }
 } catch {
     fail("\((error as? any TidingsError)?.description ?? "\(error)")", status: 1)
 }

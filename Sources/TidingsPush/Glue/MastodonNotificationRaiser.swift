@@ -210,11 +210,12 @@ public actor MastodonNotificationRaiser {
     // MARK: Shared steps
 
     func decide(_ candidate: NotificationCandidate) async throws -> AccountNotificationDecision {
-        let decision = try await policy.decideAndRecord(
+        let (decision, superseded) = try await policy.decideAndRecordSuperseding(
             candidate, settings: configuration.settings, context: try await context())
         let record = AccountNotificationDecision(
             account: account, serverID: candidate.serverID, origin: candidate.origin, decision: decision)
         broadcaster.publish(.decided(record))
+        if let superseded { broadcaster.publish(.withdrawRaised([superseded])) }
         if decision.request != nil { try await withdrawGenericShown() }
         return record
     }

@@ -1,3 +1,4 @@
+import Foundation
 import TidingsCore
 import TidingsMastodon
 
@@ -66,6 +67,18 @@ public struct NextcloudPushHandler: Sendable {
         try await handle(try decryptor.open(subject: subject, signature: signature))
     }
 
+    /// Handles a push delivered to the account's Nextcloud Web Push (UnifiedPush) endpoint: `device` opens it with
+    /// its stored keys; the activation push activates the subscription (``NextcloudPushHandling/activated(_:)``),
+    /// anything else is handled as ``handle(_:)`` handles a subject.
+    ///
+    /// - Throws: What ``NextcloudWebPushDevice/open(_:)`` throws (nothing changed then), and as ``handle(_:)``.
+    public func handle(_ push: IncomingWebPush, device: NextcloudWebPushDevice) async throws -> NextcloudPushHandling {
+        switch try await device.open(push) {
+        case .activated(let state): .activated(state)
+        case .subject(let subject): try await handle(subject)
+        }
+    }
+
     /// Handles a subject already verified and decrypted (a Web Push registration's plaintext, or the
     /// router's opened push).
     ///
@@ -80,11 +93,10 @@ public struct NextcloudPushHandler: Sendable {
             } else {
                 decisions = try await raiser.pollAndRaise()
             }
-            if let identifier = try await announced(decisions) {
-                try await raised.record(account: account, nid: nid, raisedIdentifier: identifier)
-            }
+            _ = try await announced(decisions, nid: nid)
             return .polled(nid: nid, decisions: decisions)
-        case .withdraw(let identifiers):
+        case .withdraw(let mapped):
+            let identifiers = try await shown(mapped, dismissingHeld: true)
             if !identifiers.isEmpty { await raiser.withdrawRaised(identifiers) }
             return .withdrew(raisedIdentifiers: identifiers)
         case .raise(let nid, let app, let text, let type, let id):
@@ -99,13 +111,68 @@ public struct NextcloudPushHandler: Sendable {
         }
     }
 
-    /// The subject names an object hash, not a Mastodon notification ID: the newest notification this poll raised
-    /// or updated is the one the push announced — or, when another path raised it first (the raiser follows the
-    /// engine's polls, the stream), the newest one dropped as already raised, under the identifier it was raised with.
-    private func announced(_ decisions: [AccountNotificationDecision]) async throws -> String? {
-        if let identifier = decisions.compactMap(\.decision.request?.identifier).last { return identifier }
-        guard let newest = decisions.last, case .drop(.alreadyRaised) = newest.decision else { return nil }
-        return try await raiser.policy.raisedRequestIdentifier(account: account, serverID: newest.serverID)
+    /// How long before a Social push another path (a tick's poll, the stream) may have raised the notification the
+    /// push announces: a push arrives seconds after its notification is made, so what was raised earlier than this
+    /// is an older notification, still unread, that no push of now announces.
+    public static let announcementWindow: TimeInterval = 600
+
+    /// The subject names an object hash, not a Mastodon notification ID. The notifications a push may announce are
+    /// what its poll raised or updated, and what it found raised by another path (the raiser follows the engine's
+    /// polls, the stream) within ``announcementWindow``, oldest first; ``NextcloudRaisedNotifications/claim(account:nid:candidates:)``
+    /// matches the nids in order to them, so one poll covering several pushes gives each its own.
+    private func announced(_ decisions: [AccountNotificationDecision], nid: Int64) async throws -> String? {
+        let since = raiser.clock.now.addingTimeInterval(-Self.announcementWindow)
+        let mapped = Set(try await raised.raisedIdentifiers(account: account))
+        var candidates: [String] = []
+        for decision in decisions {
+            // One an earlier push's poll held keeps the name it was matched under, however it was decided since.
+            let held = heldPrefix + decision.serverID.rawValue
+            if mapped.contains(held) {
+                candidates.append(held)
+            } else if let identifier = decision.decision.request?.identifier {
+                candidates.append(identifier)
+            } else if case .hold = decision.decision {
+                candidates.append(held)
+            } else if case .drop(.alreadyRaised) = decision.decision,
+                let raised = try await raiser.policy.raisedRecord(account: account, serverID: decision.serverID),
+                raised.raisedAt >= since, !notShown.contains(raised.requestIdentifier)
+            {
+                candidates.append(raised.requestIdentifier)
+            }
+        }
+        return try await raised.claim(account: account, nid: nid, candidates: candidates)
+    }
+
+    /// Identifiers of the raised set that name no notification of their own: a digest summary's (it holds others
+    /// too) and the dismissed.
+    private var notShown: Set<String> {
+        ["\(account)#digest", NotificationPolicyStore.dismissedIdentifier(account: account)]
+    }
+
+    /// What a `nid` mapped to a notification its poll held (quiet hours, a digest) stands for until it is raised.
+    private var heldPrefix: String { "\(account)#held:" }
+
+    /// The notifications to take down for `mapped` identifiers: a held one's is the request identifier it was
+    /// raised under since (none when a digest summary holds it with others). One still held is, when
+    /// `dismissingHeld`, recorded as dismissed instead, so it is never raised.
+    private func shown(_ mapped: [String], dismissingHeld: Bool = false) async throws -> [String] {
+        var identifiers: [String] = []
+        for identifier in mapped {
+            guard identifier.hasPrefix(heldPrefix) else {
+                identifiers.append(identifier)
+                continue
+            }
+            let serverID = ServerID(String(identifier.dropFirst(heldPrefix.count)))
+            let policy = raiser.policy
+            let raised =
+                dismissingHeld
+                ? try await policy.dismiss(account: account, serverID: serverID, at: raiser.clock.now)
+                : try await policy.raisedRequestIdentifier(account: account, serverID: serverID)
+            if let raised, !notShown.contains(raised), !identifiers.contains(raised) {
+                identifiers.append(raised)
+            }
+        }
+        return identifiers
     }
 
     /// Signs the account out: the raiser's ``MastodonNotificationRaiser/signOut(alsoWithdrawing:)`` (raised set,
@@ -115,7 +182,7 @@ public struct NextcloudPushHandler: Sendable {
     ///
     /// - Throws: A store error (the map is kept when the raiser's sign-out fails, so nothing is lost).
     public func signOut() async throws -> MastodonNotificationRaiser.SignOutReport {
-        let mapped = try await raised.raisedIdentifiers(account: account)
+        let mapped = try await shown(try await raised.raisedIdentifiers(account: account))
         let report = try await raiser.signOut(alsoWithdrawing: mapped)
         try await raised.forget(account: account)
         return report

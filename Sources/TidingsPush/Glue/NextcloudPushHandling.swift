@@ -1,8 +1,9 @@
 /// What ``NextcloudPushHandler`` did with one verified proxy push of a Nextcloud account.
 public enum NextcloudPushHandling: Hashable, Sendable {
     /// A Nextcloud Social push: the account's notifications were polled from the marker and these are the
-    /// policy's decisions (each also reached the raiser's events); the newest raised one is remembered under
-    /// `nid` so that a later `delete` withdraws it.
+    /// policy's decisions (each also reached the raiser's events); the notification the push announces (matched by
+    /// order among what this poll raised or found freshly raised) is remembered under `nid` so that a later
+    /// `delete` withdraws it.
     case polled(nid: Int64, decisions: [AccountNotificationDecision])
     /// `delete`, `delete-multiple` or `delete-all`: these raised notifications were withdrawn (also sent as
     /// ``AccountNotificationEvent/withdrawRaised(_:)``); empty when none of them was raised here.
@@ -16,4 +17,7 @@ public enum NextcloudPushHandling: Hashable, Sendable {
     /// ``AccountNotificationEvent/generic(_:)`` and its identifier recorded under `nid`, so the server's
     /// `delete` withdraws it.
     case otherAppRaised(nid: Int64, app: String, request: NotificationRequest)
+    /// The activation push of the account's Nextcloud Web Push subscription: its token went back to the server
+    /// (``NextcloudWebPushDevice/open(_:)``); nothing is raised or withdrawn.
+    case activated(NextcloudWebPushState)
 }

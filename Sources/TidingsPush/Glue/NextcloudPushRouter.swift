@@ -1,11 +1,15 @@
+import Foundation
 import TidingsCore
 
 /// `NextcloudPushRouter` routes each Nextcloud proxy push to its account's ``NextcloudPushHandler``, beside
 /// ``PushAccountRouter`` (which routes Web Push by endpoint). A proxy push carries no endpoint: the app routes
 /// it by a key it supplies (the push token it registered, or its own account key), or by the signature, which
-/// only the account's key makes. A push no account holds is refused with a typed error, never guessed.
+/// only the account's key makes. A Nextcloud Web Push (UnifiedPush) push is routed by its endpoint, as
+/// ``PushAccountRouter`` routes Mastodon's, and opened with the account's ``NextcloudWebPushDevice``. A push no account
+/// holds is refused with a typed error, never guessed.
 public final class NextcloudPushRouter: Sendable {
     private let handlers = LockedState<[String: NextcloudPushHandler]>([:])
+    private let webPush = LockedState<[String: (handler: NextcloudPushHandler, device: NextcloudWebPushDevice)]>([:])
 
     /// An empty router.
     public init() {}
@@ -15,9 +19,28 @@ public final class NextcloudPushRouter: Sendable {
         handlers.withLock { $0[key] = handler }
     }
 
-    /// Stops routing the account's pushes (at sign-out).
+    /// Routes Web Push delivered to `endpoint` (what `device` registered with the account's server) to `handler`,
+    /// opened with `device`'s stored keys; replaces an earlier account on that endpoint.
+    public func register(_ handler: NextcloudPushHandler, device: NextcloudWebPushDevice, endpoint: URL) {
+        webPush.withLock { $0[PushAccountRouter.key(endpoint)] = (handler, device) }
+    }
+
+    /// Stops routing the account's pushes, proxy and Web Push (at sign-out).
     public func remove(account: String) {
         handlers.withLock { $0 = $0.filter { $0.value.account != account } }
+        webPush.withLock { $0 = $0.filter { $0.value.handler.account != account } }
+    }
+
+    /// Hands a Web Push push to the account whose endpoint it was addressed to
+    /// (``NextcloudPushHandler/handle(_:device:)``: the activation, or a subject).
+    ///
+    /// - Throws: ``PushRoutingError/unknownEndpoint`` when no account holds the endpoint; otherwise what the
+    ///   handler throws (a body the account's keys do not open changes nothing).
+    public func route(_ push: IncomingWebPush) async throws -> (account: String, handling: NextcloudPushHandling) {
+        guard let (handler, device) = webPush.withLock({ $0[PushAccountRouter.key(push.endpoint)] }) else {
+            throw PushRoutingError.unknownEndpoint
+        }
+        return (handler.account, try await handler.handle(push, device: device))
     }
 
     /// The account `key` routes to, if any.

@@ -9,7 +9,7 @@ public struct NextcloudPushError: TidingsError {
     enum Code: String, Sendable {
         case malformedMessage, invalidSignature, undecryptable, malformedSubject
         case unauthorized, refused, malformedResponse, transport
-        case keyUnavailable, loginExpired
+        case keyUnavailable, loginExpired, notRegistered
     }
 
     let code: Code
@@ -54,6 +54,8 @@ public struct NextcloudPushError: TidingsError {
     public static let keyUnavailable = NextcloudPushError(.keyUnavailable)
     /// Login Flow v2 ended without a login: the person did not grant access before the flow's deadline.
     public static let loginExpired = NextcloudPushError(.loginExpired)
+    /// No subscription is stored for the account (never registered, or signed out): its pushes cannot be opened.
+    public static let notRegistered = NextcloudPushError(.notRegistered)
 
     static func malformedMessage(_ detail: String) -> NextcloudPushError { .init(.malformedMessage, detail: detail) }
     static func malformedSubject(_ detail: String) -> NextcloudPushError { .init(.malformedSubject, detail: detail) }

@@ -62,7 +62,7 @@ public final class NextcloudRaisedNotifications: Sendable {
                 try db.execute("DELETE FROM \(table) WHERE account = ?", [account])
                 return raised
             }
-            return .withdraw(raisedIdentifiers: raised)
+            return .withdraw(raisedIdentifiers: Self.once(raised))
         }
     }
 
@@ -97,8 +97,51 @@ public final class NextcloudRaisedNotifications: Sendable {
                     try db.execute("DELETE FROM \(table) WHERE account = ? AND nid = ?", arguments)
                 }
             }
-            return raised
+            // A notification another nid still announces stays up: only that nid's delete may take it down.
+            var withdrawn: [String] = []
+            for identifier in Self.once(raised) {
+                let shared = try db.fetchOne(
+                    Int64.self, "SELECT count(*) FROM \(table) WHERE account = ? AND raised = ?", [account, identifier])
+                if shared ?? 0 == 0 { withdrawn.append(identifier) }
+            }
+            return withdrawn
         }
         return .withdraw(raisedIdentifiers: raised)
+    }
+
+    /// Matches the Social push `nid` to one of `candidates` — the raised notifications its poll found that a push
+    /// may announce, oldest first — and records it, in one transaction: the nids of the account already matched to
+    /// any of the candidates and `nid` are matched again in ascending order to the candidates in order (Nextcloud's
+    /// nids grow as notifications are made), so several pushes covered by one poll each get their own notification
+    /// whatever order they are handled in; nids beyond the candidates share the newest.
+    ///
+    /// - Returns: The raised identifier `nid` now maps to; nil when there is no candidate (nothing recorded).
+    /// - Throws: `StoreError` from SQLite; `CancellationError` when cancelled before it starts.
+    public func claim(account: String, nid: Int64, candidates: [String]) async throws -> String? {
+        let candidates = Self.once(candidates)
+        guard let newest = candidates.last else { return nil }
+        let table = Self.tableName
+        return try await database.write { db in
+            let wanted = Set(candidates)
+            let rows = try db.fetchAll("SELECT nid, raised FROM \(table) WHERE account = ?", [account]) { row in
+                (try Int64(databaseColumn: row.column(0)), try String(databaseColumn: row.column(1)))
+            }
+            let matched = Set(rows.filter { wanted.contains($0.1) }.map(\.0)).union([nid]).sorted()
+            var mine: String?
+            for (index, matchedNID) in matched.enumerated() {
+                let identifier = index < candidates.count ? candidates[index] : newest
+                if matchedNID == nid { mine = identifier }
+                try db.execute(
+                    "INSERT OR REPLACE INTO \(table)(account, nid, raised) VALUES (?, ?, ?)",
+                    [account, matchedNID, identifier])
+            }
+            return mine
+        }
+    }
+
+    /// `identifiers` with each one once, in their first order.
+    private static func once(_ identifiers: [String]) -> [String] {
+        var seen: Set<String> = []
+        return identifiers.filter { seen.insert($0).inserted }
     }
 }

@@ -48,6 +48,11 @@ public struct NextcloudWebPushRegistrar: Sendable {
     private static let base = "ocs/v2.php/apps/notifications/api/v2/webpush"
     private let ocs: NextcloudOCSClient
 
+    /// The Nextcloud server registered with.
+    public var serverURL: URL { ocs.serverURL }
+    /// The Nextcloud user registered for (not a secret; the app password never leaves the credentials).
+    public var user: String { ocs.credentials.user }
+
     /// Creates a registrar that sends through `send` (`HTTPClient.response(for:)` or a sandbox).
     public init(
         serverURL: URL, credentials: NextcloudCredentials,

@@ -7,6 +7,9 @@ public struct RaisedState: Hashable, Sendable {
     public var notificationRaised: Bool
     /// The newest notification ID raised for the candidate's group, and the request identifier it went under.
     public var group: (newest: ServerID, requestIdentifier: String)?
+    /// The request identifier the candidate's newest notification was shown under beside its recorded group (a
+    /// push not matched to the group); the group's update supersedes it. Set by the store, not compared.
+    var besideGroup: String?
 
     /// A state.
     public init(notificationRaised: Bool = false, group: (newest: ServerID, requestIdentifier: String)? = nil) {

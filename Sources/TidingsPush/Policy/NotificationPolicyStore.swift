@@ -49,17 +49,39 @@ public final class NotificationPolicyStore: Sendable {
     public func decideAndRecord(
         _ candidate: NotificationCandidate, settings: NotificationSettings, context: NotificationPolicyContext
     ) async throws -> NotificationDecision {
+        try await decideAndRecordSuperseding(candidate, settings: settings, context: context).decision
+    }
+
+    /// ``decideAndRecord(_:settings:context:)``, also naming the notification the decision supersedes: a push shown
+    /// beside its group (a provisional push group, ``provisionalGroupPrefix(_:)``) that the recorded group's update
+    /// now holds. Its rows move to the group's request identifier in the same transaction, so it is named once; the
+    /// caller withdraws it.
+    ///
+    /// - Throws: `StoreError` from SQLite; nothing is recorded then.
+    func decideAndRecordSuperseding(
+        _ candidate: NotificationCandidate, settings: NotificationSettings, context: NotificationPolicyContext
+    ) async throws -> (decision: NotificationDecision, superseded: String?) {
         try await database.write { db in
             let (raised, groupRecorded) = try Self.groupState(db, candidate)
             let decision = NotificationPolicy.decide(candidate, settings: settings, context: context, raised: raised)
+            var superseded: String?
             switch decision {
+            case .update(let request) where raised.besideGroup != nil:
+                superseded = raised.besideGroup
+                for table in ["tidings_raised_notifications", "tidings_raised_groups"] {
+                    try db.execute(
+                        "UPDATE \(table) SET request_id = ? WHERE account = ? AND request_id = ?",
+                        [request.identifier, candidate.account, raised.besideGroup])
+                }
+                try Self.record(db, candidate, requestID: request.identifier, at: context.now)
             case .raise(let request), .update(let request):
                 try Self.record(db, candidate, requestID: request.identifier, at: context.now)
             case .drop(.alreadyRaised) where !groupRecorded && candidate.groupKey != nil:
-                // Shown before its group was seen (a push): the group grows that notification in place.
-                let requestID =
-                    raised.group?.requestIdentifier ?? "\(candidate.account)#notification:\(candidate.serverID)"
-                try Self.recordGroup(db, candidate, requestID: requestID)
+                // Shown before its group was seen (a push): the group grows that notification in place. One in a
+                // digest summary or dismissed was not shown on its own: its group is left to be shown as its own.
+                if let requestID = raised.group?.requestIdentifier {
+                    try Self.recordGroup(db, candidate, requestID: requestID)
+                }
             case .hold where settings.isDigest:
                 // The first hold starts the digest's count (when no delivery did yet), so the first digest time
                 // after it delivers: otherwise an app's first digest job would only start the count.
@@ -68,7 +90,7 @@ public final class NotificationPolicyStore: Sendable {
                     [candidate.account, Self.lastDigestKey, String(context.now.timeIntervalSince1970)])
             case .hold, .drop: break
             }
-            return decision
+            return (decision, superseded)
         }
     }
 
@@ -180,7 +202,8 @@ public final class NotificationPolicyStore: Sendable {
             for table in ["tidings_raised_notifications", "tidings_raised_groups", "tidings_notification_state"] {
                 try db.execute("DELETE FROM \(table) WHERE account = ?", [account])
             }
-            let identifiers = Array(Set(notifications + groups + shown)).sorted()
+            let dismissed = Self.dismissedIdentifier(account: account)
+            let identifiers = Array(Set(notifications + groups + shown).subtracting([dismissed])).sorted()
             return SignOut(withdrawRequestIdentifiers: identifiers, removeChannelGroup: account)
         }
     }
@@ -235,10 +258,22 @@ public final class NotificationPolicyStore: Sendable {
             [candidate.account, key],
             { row in (newest: try row[0] as ServerID, requestIdentifier: try row[1] as String) })
         {
+            // Its newest notification shown beside it, by a push not matched to it: the group grows to hold it.
+            let provisional = "\(candidate.account)#group:push-"
+            if let ownRequest, ownRequest != group.requestIdentifier, ownRequest.hasPrefix(provisional),
+                group.newest < candidate.serverID
+            {
+                var state = RaisedState(group: group)
+                state.besideGroup = ownRequest
+                return (state, true)
+            }
             return (RaisedState(notificationRaised: ownRequest != nil, group: group), true)
         }
-        // A digest summary is not a notification of this group: the group is then shown as a notification of its own.
-        if let ownRequest, ownRequest != "\(candidate.account)#digest" {
+        // A digest summary is not a notification of this group, nor is a dismissed one shown: the group is then shown
+        // as a notification of its own.
+        if let ownRequest, ownRequest != "\(candidate.account)#digest",
+            ownRequest != dismissedIdentifier(account: candidate.account)
+        {
             return (RaisedState(notificationRaised: true, group: (candidate.serverID, ownRequest)), false)
         }
         if ownRequest != nil { return (RaisedState(notificationRaised: true), false) }
@@ -294,23 +329,49 @@ public final class NotificationPolicyStore: Sendable {
 }
 
 extension NotificationPolicyStore {
+    /// The request identifier notification `serverID` of `account` was raised under (as
+    /// ``raisedRequestIdentifier(account:serverID:)``) and when that request was last raised or updated; nil when
+    /// it was not raised. What tells a Nextcloud push which notification, raised by another path just before it
+    /// arrived, it may announce.
+    ///
+    /// - Throws: `StoreError` from SQLite.
+    public func raisedRecord(account: String, serverID: ServerID) async throws -> (
+        requestIdentifier: String, raisedAt: Date
+    )? {
+        guard let identifier = try await raisedRequestIdentifier(account: account, serverID: serverID) else {
+            return nil
+        }
+        let seconds = try await database.read { db in
+            try db.fetchOne(
+                Double.self,
+                "SELECT max(raised_at) FROM tidings_raised_notifications WHERE account = ? AND request_id = ?",
+                [account, identifier])
+        }
+        guard let seconds else { return nil }
+        return (identifier, Date(timeIntervalSince1970: seconds))
+    }
+
     /// The request identifier notification `serverID` of `account` was raised under (alone or as its group's
     /// newest), or nil when it was not raised: what a Nextcloud push's `nid` is mapped to when another path raised
     /// the notification first.
     ///
     /// - Throws: `StoreError` from SQLite.
     public func raisedRequestIdentifier(account: String, serverID: ServerID) async throws -> String? {
-        try await database.read { db in
-            let arguments: SQLiteArguments = [account, serverID.rawValue]
-            if let alone = try db.fetchOne(
-                String.self, "SELECT request_id FROM tidings_raised_notifications WHERE account = ? AND server_id = ?",
-                arguments)
-            {
-                return alone
-            }
-            return try db.fetchOne(
-                String.self, "SELECT request_id FROM tidings_raised_groups WHERE account = ? AND newest_id = ?",
-                arguments)
+        try await database.read { db in try Self.raisedRequestIdentifier(db, account: account, serverID: serverID) }
+    }
+
+    static func raisedRequestIdentifier(_ db: SQLiteConnection, account: String, serverID: ServerID) throws
+        -> String?
+    {
+        let arguments: SQLiteArguments = [account, serverID.rawValue]
+        if let alone = try db.fetchOne(
+            String.self, "SELECT request_id FROM tidings_raised_notifications WHERE account = ? AND server_id = ?",
+            arguments)
+        {
+            return alone
         }
+        return try db.fetchOne(
+            String.self, "SELECT request_id FROM tidings_raised_groups WHERE account = ? AND newest_id = ?",
+            arguments)
     }
 }

@@ -63,19 +63,16 @@ public actor MastodonWebPushRegistrar {
         if let stored = try await storedKeys() { return stored }
         let keys = try WebPushSubscriptionKeys.generate()
         let account = self.account
-        let sealedKey = try cipher.seal(
-            keys.privateKey.rawRepresentation, table: PushStoreSchema.registrations, column: "private_key",
-            rowID: account)
-        let sealedAuth = try cipher.seal(
-            keys.authSecret, table: PushStoreSchema.registrations, column: "auth", rowID: account)
-        let publicKey = keys.base64URLPublicKey
+        let sealed = try SealedPushKeys(
+            sealing: keys, table: PushStoreSchema.registrations, account: account, cipher: cipher)
         let stamp = Int64(now().timeIntervalSince1970)
         // The actor is reentrant across the store's awaits: two first calls may both get here. The row that
         // lands first wins and both return it, so one account never has two key pairs.
         try await database.write { db in
             try db.execute(
                 "INSERT OR IGNORE INTO push_mastodon_registrations(account, private_key, auth, public_key, updated_at) "
-                    + "VALUES (?, ?, ?, ?, ?)", values: account, sealedKey, sealedAuth, publicKey, stamp)
+                    + "VALUES (?, ?, ?, ?, ?)",
+                values: account, sealed.privateKey, sealed.auth, sealed.publicKey, stamp)
         }
         return try await storedKeys() ?? keys
     }
@@ -92,17 +89,9 @@ public actor MastodonWebPushRegistrar {
     static func storedKeys(account: String, database: SQLiteDatabase, cipher: ValueCipher) async throws
         -> WebPushSubscriptionKeys?
     {
-        let row = try await database.read { db in
-            try db.fetchOne(
-                "SELECT private_key, auth FROM push_mastodon_registrations WHERE account = ?", [account]
-            ) { row in (try SealedValue(databaseColumn: row.column(0)), try SealedValue(databaseColumn: row.column(1)))
-            }
+        try await database.read { db in
+            try SealedPushKeys.open(db, table: PushStoreSchema.registrations, account: account, cipher: cipher)
         }
-        guard let (sealedKey, sealedAuth) = row else { return nil }
-        let privateKey = try cipher.open(
-            sealedKey, table: PushStoreSchema.registrations, column: "private_key", rowID: account)
-        let auth = try cipher.open(sealedAuth, table: PushStoreSchema.registrations, column: "auth", rowID: account)
-        return try WebPushSubscriptionKeys(privateKey: privateKey, authSecret: auth)
     }
 
     private struct Subscribed: Sendable {

@@ -5,14 +5,17 @@ import TidingsCore
 ///
 /// The tables are durable: the keys exist only on this device, and a lost row means re-subscribing with new keys.
 /// Version 2 adds `push_nextcloud_devices`: a Nextcloud account's RSA device key (sealed when the app gives a
-/// cipher), its proxy registration and its connection state (``NextcloudProxyDevice``).
+/// cipher), its proxy registration and its connection state (``NextcloudProxyDevice``). Version 3 adds
+/// `push_nextcloud_webpush`: a Nextcloud account's Web Push (UnifiedPush) subscription, its keys sealed, what it was
+/// registered for and where it stands (``NextcloudWebPushDevice``).
 public enum PushStoreSchema {
     static let registrations = "push_mastodon_registrations"
     static let nextcloudDevices = "push_nextcloud_devices"
+    static let nextcloudWebPush = "push_nextcloud_webpush"
 
     /// The schema to open the push store's `SQLiteDatabase` with.
     public static let schema = SQLiteSchema(
-        tables: [.durable(registrations), .durable(nextcloudDevices)],
+        tables: [.durable(registrations), .durable(nextcloudDevices), .durable(nextcloudWebPush)],
         migrations: [
             .init(version: 1, name: "push registrations") { db in
                 try db.executeScript(
@@ -34,6 +37,16 @@ public enum PushStoreSchema {
                         server_url TEXT, user TEXT, push_token_hash TEXT, proxy_server TEXT, registered_key TEXT,
                         user_public_key TEXT, device_identifier TEXT, signature TEXT,
                         connection TEXT NOT NULL DEFAULT 'disconnected', connection_detail TEXT,
+                        last_error TEXT, updated_at INTEGER NOT NULL);
+                    """)
+            },
+            .init(version: 3, name: "nextcloud web push") { db in
+                try db.executeScript(
+                    """
+                    CREATE TABLE push_nextcloud_webpush(
+                        account TEXT PRIMARY KEY NOT NULL,
+                        private_key BLOB NOT NULL, auth BLOB NOT NULL, public_key TEXT NOT NULL,
+                        endpoint TEXT, app_types TEXT, server_url TEXT, user TEXT, state TEXT,
                         last_error TEXT, updated_at INTEGER NOT NULL);
                     """)
             },

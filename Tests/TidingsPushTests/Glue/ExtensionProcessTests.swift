@@ -23,6 +23,8 @@ import TidingsSandboxKit
         let raiser: MastodonNotificationRaiser
         let mention: String
         let keys: WebPushSubscriptionKeys
+        /// The widget snapshot file the app's board writes (what a widget extension reads).
+        let widgetPath: String
 
         init() async throws {
             fixture = try await GlueFixture()
@@ -35,9 +37,11 @@ import TidingsSandboxKit
             engine = MastodonAccountEngine(
                 client: client, store: MastodonTimelineStore(database: database),
                 capabilities: try await MastodonCapabilities.fetch(with: client), clock: fixture.clock)
+            widgetPath = folder.appendingPathComponent("widget.json").path
             raiser = MastodonNotificationRaiser(
                 engine: engine, policy: NotificationPolicyStore(database: database),
-                clock: NotificationPolicyClock(fixture.clock, origin: GlueFixture.epoch))
+                clock: NotificationPolicyClock(fixture.clock, origin: GlueFixture.epoch),
+                board: NotificationWidgetBoard(path: widgetPath))
             keys = try WebPushSubscriptionKeys.generate()
         }
 
@@ -99,6 +103,22 @@ import TidingsSandboxKit
                 return commits
             }
         }
+    }
+
+    @Test func theWidgetSnapshotTheAppWritesIsReadByAWidgetProcess() async throws {
+        let app = try await App()
+        defer { app.remove() }
+        let raised = try await app.raiser.pollAndRaise()
+        #expect(raised.map(\.label) == ["raise"])
+        let lines = try await app.runExtension(["widget", app.widgetPath])
+        #expect(lines == ["widget \(GlueFixture.account) unread 1 mentions @alice coffee?"])
+        // The mention is read here: the app's next run writes a snapshot the widget process sees empty.
+        _ = try await app.engine.markRead(.notifications, upTo: try #require(raised.first?.serverID))
+        _ = try await app.raiser.raiseFromStore()
+        #expect(
+            try await app.runExtension(["widget", app.widgetPath]) == [
+                "widget \(GlueFixture.account) unread 0 mentions "
+            ])
     }
 
     @Test func aReplyAndAFavouriteRecordedByTheExtensionProcessAreSentOnceByTheApp() async throws {

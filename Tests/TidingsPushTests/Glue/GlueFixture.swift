@@ -116,6 +116,19 @@ struct GlueFixture {
     }
 
     /// `who` favourites status `id` through the API.
+    /// The withdrawals `events` carried so far (decisions skipped): a fence published now ends the read, so a
+    /// missing withdrawal fails the expectation instead of waiting.
+    func withdrawals(_ events: MastodonNotificationRaiser.AsyncStreamOfEvents) async -> [[String]] {
+        await raiser.withdrawRaised(["fence"])
+        var found: [[String]] = []
+        for await event in events {
+            guard case .withdrawRaised(let identifiers) = event else { continue }
+            if identifiers == ["fence"] { break }
+            found.append(identifiers)
+        }
+        return found
+    }
+
     func favourite(_ id: String, by token: String) async throws {
         _ = try await Self.client(http, token: token, account: token).perform(.favourite, status: ServerID(id))
     }

@@ -65,14 +65,7 @@ import TidingsPush
     static func withdrawals(_ setup: Setup, _ events: MastodonNotificationRaiser.AsyncStreamOfEvents) async
         -> [[String]]
     {
-        await setup.fixture.raiser.withdrawRaised(["fence"])
-        var found: [[String]] = []
-        for await event in events {
-            guard case .withdrawRaised(let identifiers) = event else { continue }
-            if identifiers == ["fence"] { break }
-            found.append(identifiers)
-        }
-        return found
+        await setup.fixture.withdrawals(events)
     }
 
     @Test func aSocialPushPollsAndThePolicyRaisesOnceThenADeleteWithdrawsIt() async throws {

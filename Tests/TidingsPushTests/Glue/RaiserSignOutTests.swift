@@ -64,13 +64,7 @@ import TidingsPush
         #expect(try await fixture.raiser.pollAndRaise().map(\.label) == ["raise"])
         await fixture.server.post(as: fixture.carol, "and hi again @alice", mentioning: [fixture.alice])
         #expect(try await fixture.raiser.pollAndRaise().map(\.label) == ["drop:alreadyRaised", "raise"])
-        await fixture.raiser.withdrawRaised(["fence"])
-        var withdrawn: [[String]] = []
-        for await event in events {
-            guard case .withdrawRaised(let identifiers) = event else { continue }
-            if identifiers == ["fence"] { break }
-            withdrawn.append(identifiers)
-        }
+        let withdrawn = await fixture.withdrawals(events)
         #expect(withdrawn == [[generic.identifier]], "the real notification replaces it; the second raise has none")
         // Withdrawn already: sign-out does not name it again.
         #expect(try await fixture.raiser.signOut().withdrawal.withdrawRequestIdentifiers.count == 2)

@@ -90,7 +90,7 @@ extension MastodonNotificationRaiser {
     /// `DELETE /api/v1/push/subscription` and its keys, a proxy's or distributor's), removes the account's widget
     /// line and signals the sign-out.
     ///
-    /// - Parameter alsoWithdrawing: Request identifiers shown outside the policy (another Nextcloud app's, from
+    /// - Parameter extra: Request identifiers shown outside the policy (another Nextcloud app's, from
     ///   ``NextcloudPushHandler/signOut()``), withdrawn with the rest.
     /// - Throws: A store error when the raised set cannot be deleted (nothing is withdrawn then).
     public func signOut(alsoWithdrawing extra: [String] = []) async throws -> SignOutReport {

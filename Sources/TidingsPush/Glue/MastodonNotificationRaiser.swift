@@ -48,7 +48,7 @@ public actor MastodonNotificationRaiser {
     ///   - configuration: Settings, push mode, content context, time zone.
     ///   - board: Where the account's widget line goes; nil for no widget snapshot or signal.
     ///   - pushKeys: The account's Web Push keys (content mode decrypts with them), e.g. the registrar's `keys`.
-    ///   - registrations: Withdrawn at ``signOut()``: the Mastodon subscription, a proxy's or distributor's.
+    ///   - registrations: Withdrawn at ``signOut(alsoWithdrawing:)``: the Mastodon subscription, a proxy's or distributor's.
     ///   - wake: What a push in wake mode does; nil polls the engine's notifications now and raises from them.
     ///     An app with a `MastodonPollScheduler` passes `{ await scheduler.pushArrived(account:) }` and
     ///     ``startFollowingPolls()`` so the scheduler's tick (one request, rate budget) does the poll.

@@ -4,9 +4,9 @@ import TidingsMastodon
 
 /// `MastodonPushExtensionDecider` is the library's entry point for a notification service extension (or any
 /// memory-limited second process) that receives one Mastodon Web Push in content mode: it decides what to show
-/// with no ``MastodonAccountEngine`` and no network.
+/// with no `MastodonAccountEngine` and no network.
 ///
-/// One ``decide(_:)`` opens the app's store file (no integrity scan, at most `busyTimeout` waiting for the app's
+/// One ``decide(_:keys:)`` opens the app's store file (no integrity scan, at most `busyTimeout` waiting for the app's
 /// lock), reads the account's notifications marker and stored v2 groups, decrypts the push with the account's
 /// stored keys (``MastodonWebPushRegistrar``'s, sealed with the store's cipher), derives the push's group
 /// (``PushGroupKey``, as the raiser does) and runs ``NotificationPolicyStore/decideAndRecord(_:settings:context:)``
@@ -35,11 +35,14 @@ public struct MastodonPushExtensionDecider: Sendable {
     /// A decider for `account` on the store file at `path`.
     ///
     /// - Parameters:
+    ///   - account: The app's account key, as the app's raiser and registrar name the account.
     ///   - path: The app's store file (the app migrated it; opening it here runs no migration the app has not).
     ///   - schema: The app's schema, holding the engine's timeline tables, ``NotificationPolicyStore/tables`` and
     ///     ``PushStoreSchema`` (the same value the app opens the file with).
     ///   - cipher: The store's cipher: the stored keys and groups are sealed with it. Nil only for a store
     ///     without one, which then needs the keys passed to ``decide(_:keys:)``.
+    ///   - configuration: The account's notification settings and content context (content mode by default),
+    ///     the same the app's raiser decides with.
     ///   - busyTimeout: The longest wait for the app's lock (a second by default: an extension has little time).
     ///   - now: "Now" for the decision.
     public init(
@@ -58,7 +61,9 @@ public struct MastodonPushExtensionDecider: Sendable {
 
     /// Decides about `push` and records the decision in the store.
     ///
-    /// - Parameter keys: The subscription's keys; nil reads the account's stored keys (the usual case).
+    /// - Parameters:
+    ///   - push: The push as received (body and headers), decrypted here.
+    ///   - keys: The subscription's keys; nil reads the account's stored keys (the usual case).
     /// - Returns: ``PushHandling/decided(_:)`` or ``PushHandling/unusable(reason:generic:)``.
     /// - Throws: `StoreError` when the store cannot be opened, is busy past the timeout, or fails.
     public func decide(_ push: IncomingWebPush, keys: WebPushSubscriptionKeys? = nil) async throws -> PushHandling {

@@ -4,7 +4,7 @@ import TidingsCore
 /// A push registration that can be withdrawn at sign-out: the push server's subscription (Mastodon's
 /// `DELETE /api/v1/push/subscription`), a push proxy's device, or a distributor's endpoint.
 ///
-/// ``MastodonNotificationRaiser/signOut()`` calls every registration it was given; one that fails does not stop
+/// ``MastodonNotificationRaiser/signOut(alsoWithdrawing:)`` calls every registration it was given; one that fails does not stop
 /// the others, and the local state is deleted all the same (the failure is reported).
 public protocol PushRegistrationWithdrawing: Sendable {
     /// A short name for reports (`mastodon`, `nextcloud-proxy`, `unifiedpush`); never a secret.

@@ -213,36 +213,38 @@ private func kecalekK3(_ reporter: BenchReporter) async throws {
             note: "sampled from /proc/self/statm every 2 ms; baseline = one 10,000-message page"))
 }
 
-/// Samples the resident set size on a background thread and reports the peak growth.
-private final class RSSSampler: Sendable {
+/// Samples the resident set size every 2 ms on a timer of its own queue (no thread sleeps, nothing on the
+/// cooperative pool) and reports the peak growth.
+private final class RSSSampler {
     private struct State {
         var peak = 0
         var running = true
     }
     private let state: LockedState<State>
     private let start: Int
+    private let timer: any DispatchSourceTimer
 
     init() {
         start = Self.residentBytes()
-        state = LockedState(State(peak: start))
-        // The thread keeps itself alive while it runs; it stops at `stop()` or when the sampler goes.
-        let thread = Thread { [weak self] in
-            while let self, self.sample() { usleep(2_000) }
+        let state = LockedState(State(peak: start))
+        self.state = state
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "tidings-bench.rss"))
+        timer.schedule(deadline: .now(), repeating: .milliseconds(2))
+        timer.setEventHandler {
+            let now = Self.residentBytes()
+            state.withLock { locked in
+                if locked.running { locked.peak = max(locked.peak, now) }
+            }
         }
-        thread.start()
+        timer.resume()
     }
 
-    private func sample() -> Bool {
-        let now = Self.residentBytes()
-        return state.withLock { locked in
-            locked.peak = max(locked.peak, now)
-            return locked.running
-        }
-    }
+    deinit { timer.cancel() }
 
     /// Stops sampling; returns the peak growth over the start, in MiB.
     func stop() -> Double {
         let now = Self.residentBytes()
+        timer.cancel()
         return state.withLock { locked in
             locked.running = false
             locked.peak = max(locked.peak, now)

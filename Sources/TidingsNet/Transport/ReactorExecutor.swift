@@ -69,6 +69,18 @@
             }
         }
 
+        /// Wakes the reactor if it sleeps, so that it looks again at its read deadlines.
+        func wakeIfSleeping() {
+            let wake = state.withLock { state -> Bool in
+                guard state.sleeping, !state.stopped else { return false }
+                state.sleeping = false
+                return true
+            }
+            guard wake else { return }
+            var byte: UInt8 = 1
+            _ = write(wakeWriter, &byte, 1)
+        }
+
         /// Whether the caller runs on the reactor's thread (for tests: the thread's OS name is inherited
         /// from whoever started the reactor, so it cannot tell).
         var isCurrentThread: Bool {

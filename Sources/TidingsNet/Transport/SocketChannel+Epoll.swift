@@ -2,6 +2,7 @@
     import COpenSSL
     import Foundation
     import Glibc
+    import Synchronization
     import TidingsCore
 
     /// A waiter for one direction of an epoll-registered descriptor: every edge is reported, so it
@@ -32,6 +33,9 @@
             var lastID: UInt64 = 0
             /// Set once `epoll_wait` failed for good: the error every registration, present and future, gets.
             var failure: TransportError?
+            /// Registrations whose reader must be woken at a monotonic time (nanoseconds) even if no
+            /// readiness comes: coalesced reads (``ReadCoalescer``) wait with a deadline.
+            var readDeadlines: [UInt64: UInt64] = [:]
         }
 
         private let descriptor: Int32
@@ -39,13 +43,25 @@
         let executor = ReactorExecutor()
         private let state = LockedState(State())
 
-        /// One `epoll_wait` call (descriptor, events, capacity, timeout in ms or -1): the number of
-        /// events, or -1 with the `errno`.
+        /// One `epoll_wait` call (descriptor, events, capacity, timeout in nanoseconds or -1): the
+        /// number of events, or -1 with the `errno`.
         typealias WaitFunction =
-            @Sendable (Int32, UnsafeMutablePointer<epoll_event>, Int32, Int32) -> (count: Int32, error: Int32)
+            @Sendable (Int32, UnsafeMutablePointer<epoll_event>, Int32, Int64) -> (count: Int32, error: Int32)
+
+        /// Whether the kernel lacks `epoll_pwait2` (before Linux 5.11): timeouts are then rounded up to
+        /// whole milliseconds.
+        private static let finePrecisionMissing = Atomic<Bool>(false)
 
         private static let systemWait: WaitFunction = { descriptor, events, capacity, timeout in
-            let count = epoll_wait(descriptor, events, capacity, timeout)
+            if timeout > 0, !finePrecisionMissing.load(ordering: .relaxed) {
+                var limit = timespec(tv_sec: Int(timeout / 1_000_000_000), tv_nsec: Int(timeout % 1_000_000_000))
+                let count = epoll_pwait2(descriptor, events, capacity, &limit, nil)
+                let code = count < 0 ? errno : 0
+                guard code == ENOSYS else { return (count, code) }
+                finePrecisionMissing.store(true, ordering: .relaxed)
+            }
+            let milliseconds = timeout <= 0 ? Int32(timeout) : Int32(clamping: (timeout + 999_999) / 1_000_000)
+            let count = epoll_wait(descriptor, events, capacity, milliseconds)
             return (count, count < 0 ? errno : 0)
         }
 
@@ -97,9 +113,20 @@
             return id
         }
 
+        /// Signals the readable waiter of registration `id` at `deadline` (monotonic nanoseconds, see
+        /// ``monotonicNanoseconds()``) unless readiness comes first; nil cancels a pending deadline.
+        func wakeReader(of id: UInt64, at deadline: UInt64?) {
+            state.withLock { $0.readDeadlines[id] = deadline }
+            // A reader on another thread may set a deadline while the reactor sleeps without one.
+            if deadline != nil, !executor.isCurrentThread { executor.wakeIfSleeping() }
+        }
+
         /// Stops reporting for `fd`; call before closing the descriptor.
         func unregister(_ fd: Int32, id: UInt64) {
-            state.withLock { $0.registrations[id] = nil }
+            state.withLock {
+                $0.registrations[id] = nil
+                $0.readDeadlines[id] = nil
+            }
             var event = epoll_event()
             _ = epoll_ctl(descriptor, EPOLL_CTL_DEL, fd, &event)
         }
@@ -114,8 +141,14 @@
             let writeMask = EPOLLOUT.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
             executor.reactorStarted()
             while true {
-                let (count, code) = wait(descriptor, events, Int32(capacity), executor.waitTimeout())
+                var timeout = Int64(executor.waitTimeout())
+                if timeout != 0, let earliest = state.withLock({ $0.readDeadlines.values.min() }) {
+                    let now = monotonicNanoseconds()
+                    timeout = earliest > now ? Int64(clamping: earliest - now) : 0
+                }
+                let (count, code) = wait(descriptor, events, Int32(capacity), timeout)
                 executor.awake()
+                Self.fireReadDeadlines(state: state)
                 if count < 0 {
                     if code == EINTR { continue }
                     // No wake-up will ever come again: every waiting connection would hang silently.
@@ -142,13 +175,34 @@
                         executor.drainWakeDescriptor()
                         continue
                     }
-                    guard let registration = state.withLock({ $0.registrations[id] }) else { continue }
-                    if flags & readMask != 0 { registration.readable.signal() }
+                    let readable = flags & readMask != 0
+                    let found = state.withLock { state -> Registration? in
+                        // Readiness came before the deadline: it must not wake the next wait spuriously.
+                        if readable, !state.readDeadlines.isEmpty { state.readDeadlines[id] = nil }
+                        return state.registrations[id]
+                    }
+                    guard let registration = found else { continue }
+                    if readable { registration.readable.signal() }
                     if flags & writeMask != 0 { registration.writable.signal() }
                 }
                 // Readers resumed just now run here, on this thread, before the next wait.
                 executor.runQueuedJobs()
             }
+        }
+
+        /// Signals the readers whose deadlines have passed.
+        private static func fireReadDeadlines(state: LockedState<State>) {
+            let due = state.withLock { state -> [Registration] in
+                guard !state.readDeadlines.isEmpty else { return [] }
+                let now = monotonicNanoseconds()
+                var due: [Registration] = []
+                for (id, deadline) in state.readDeadlines where deadline <= now {
+                    state.readDeadlines[id] = nil
+                    if let registration = state.registrations[id] { due.append(registration) }
+                }
+                return due
+            }
+            for registration in due { registration.readable.signal() }
         }
     }
 
@@ -187,6 +241,12 @@
             try guarded.withDescriptor(operation: operation, body)
         }
 
+        /// Wakes the reader at `deadline` (monotonic nanoseconds) unless the socket becomes readable
+        /// first; nil cancels.
+        func wakeReader(at deadline: UInt64?) {
+            reactor.wakeReader(of: registration, at: deadline)
+        }
+
         func close() {
             let first = guarded.close { [reactor, registration] descriptor in
                 reactor.unregister(descriptor, id: registration)
@@ -198,3 +258,16 @@
         }
     }
 #endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The monotonic clock in nanoseconds (`CLOCK_MONOTONIC`), the time base of read deadlines.
+func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+}

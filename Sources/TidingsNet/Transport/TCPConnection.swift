@@ -26,14 +26,21 @@ import Synchronization
 public final class TCPConnection: ByteStream, Sendable {
     let channel: SocketChannel
     private let writeLock = AsyncLock()
+    #if os(Linux)
+        /// Whether waits for readability are being coalesced, and the low-water mark the socket has.
+        private let coalescing: Mutex<CoalescingState>
+    #endif
     /// The host (or address) this connection was opened to, or the peer address for accepted ones.
     public let remoteHost: String
     /// The largest chunk one `read()` returns.
     public static let readChunkSize = 64 * 1024
 
-    init(channel: SocketChannel, remoteHost: String) {
+    init(channel: SocketChannel, remoteHost: String, readCoalescing: ReadCoalescer.Settings = .init()) {
         self.channel = channel
         self.remoteHost = remoteHost
+        #if os(Linux)
+            coalescing = Mutex(CoalescingState(policy: ReadCoalescer(settings: readCoalescing)))
+        #endif
         var one: Int32 = 1
         // Small frames (pings, acks) must not wait for Nagle's algorithm.
         _ = try? channel.withDescriptor(operation: "configure") {
@@ -150,9 +157,18 @@ public final class TCPConnection: ByteStream, Sendable {
                 failed = count < 0
                 initialized = max(count, 0)
             }
-            if !failed { return buffer }
+            if !failed {
+                #if os(Linux)
+                    if !buffer.isEmpty { coalescing.withLock { $0.didRead(count: buffer.count) } }
+                #endif
+                return buffer
+            }
             switch code {
-            case EAGAIN, EWOULDBLOCK: try await channel.readable.wait()
+            case EAGAIN, EWOULDBLOCK:
+                #if os(Linux)
+                    try prepareWait()
+                #endif
+                try await channel.readable.wait()
             case EINTR: continue
             case ECONNRESET, EPIPE, ETIMEDOUT:
                 throw TransportError(
@@ -198,6 +214,55 @@ public final class TCPConnection: ByteStream, Sendable {
             }
         }
     }
+
+    #if os(Linux)
+        /// Replaces the read-coalescing policy (tests force it on or off).
+        func useReadCoalescing(_ settings: ReadCoalescer.Settings) {
+            coalescing.withLock { $0.policy = ReadCoalescer(settings: settings) }
+        }
+
+        /// Whether the policy coalesces the coming waits.
+        var isCoalescingReads: Bool { coalescing.withLock { $0.policy.isCoalescing } }
+
+        /// The socket's `SO_RCVLOWAT` as the kernel reports it, or nil once closed.
+        var receiveLowWatermark: Int? {
+            try? channel.withDescriptor(operation: "inspect") { descriptor -> Int in
+                var mark: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                _ = getsockopt(descriptor, SOL_SOCKET, SO_RCVLOWAT, &mark, &length)
+                return Int(mark)
+            }
+        }
+
+        /// Sets the socket's low-water mark and the reactor's deadline for the coming wait, as the
+        /// coalescing policy plans it.
+        private func prepareWait() throws(TransportError) {
+            try coalescing.withLock { (state: inout CoalescingState) throws(TransportError) in
+                let plan = state.policy.willWait(now: monotonicNanoseconds())
+                if plan.lowWatermark != state.socketLowWatermark {
+                    var mark = Int32(clamping: plan.lowWatermark)
+                    let result = try channel.withDescriptor(operation: "configure") {
+                        setsockopt($0, SOL_SOCKET, SO_RCVLOWAT, &mark, socklen_t(MemoryLayout<Int32>.size))
+                    }
+                    if result == 0 {
+                        state.socketLowWatermark = plan.lowWatermark
+                    } else if plan.lowWatermark > 1 {
+                        // The kernel refuses: never coalesce on this socket.
+                        state.policy = ReadCoalescer(settings: .disabled)
+                    }
+                }
+                // A socket still asking for more than one byte (a reset that failed) must not wait
+                // without a deadline, or bytes below the mark could wait for ever.
+                let deadline =
+                    state.socketLowWatermark > 1
+                    ? plan.deadline ?? monotonicNanoseconds() &+ state.policy.settings.maximumDelay : nil
+                if deadline != nil || state.deadlineArmed {
+                    channel.wakeReader(at: deadline)
+                    state.deadlineArmed = deadline != nil
+                }
+            }
+        }
+    #endif
 
     /// Closes the connection; pending reads and writes fail with ``TransportError/closed``.
     public func close() { channel.close() }
@@ -302,5 +367,20 @@ func lookUpAddresses(host: String, port: Int) -> Result<[ResolvedAddress], Trans
     @inline(__always) func systemConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t) -> Int32
     {
         Darwin.connect(fd, address, length)
+    }
+#endif
+
+#if os(Linux)
+    /// A connection's read-coalescing policy and what it has done to the socket.
+    struct CoalescingState: Sendable {
+        var policy: ReadCoalescer
+        /// The `SO_RCVLOWAT` the socket has now.
+        var socketLowWatermark = 1
+        /// Whether the reactor holds a deadline for this socket's reader.
+        var deadlineArmed = false
+
+        mutating func didRead(count: Int) {
+            policy.didRead(count: count, now: monotonicNanoseconds())
+        }
     }
 #endif

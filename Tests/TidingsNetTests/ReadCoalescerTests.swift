@@ -4,7 +4,7 @@ import Testing
 
 /// The read-coalescing policy on virtual time (nanoseconds chosen by the test): when it starts asking
 /// the kernel for several messages per wake-up, and that no wait it plans can outlast its delay.
-@Suite struct ReadCoalescerTests {
+@Suite(.timeLimit(.minutes(1))) struct ReadCoalescerTests {
     let settings = ReadCoalescer.Settings()
 
     /// `count` wait-then-read cycles, each read of `bytes` coming `gap` ns after its wait began.

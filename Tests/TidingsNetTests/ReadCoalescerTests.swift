@@ -88,6 +88,24 @@ import Testing
         #expect(!policy.isCoalescing)
     }
 
+    @Test func aWaitThatBringsSeveralReadsByItsDeadlineKeepsThePace() {
+        var policy = ReadCoalescer()
+        var now: UInt64 = 0
+        cycles(&policy, count: 4, bytes: 34, gap: 10_000, from: &now)
+        for _ in 0..<100 {
+            let plan = policy.willWait(now: now)
+            #expect(plan.deadline == now + settings.maximumDelay)
+            // Five messages came within the delay: below the mark, but worth waiting for.
+            policy.didRead(count: 5 * 34, now: plan.deadline!)
+            #expect(policy.isCoalescing)
+            now = plan.deadline! + 2_000
+        }
+        // One message in a whole delay is not: the stream thinned out.
+        let plan = policy.willWait(now: now)
+        policy.didRead(count: 34, now: plan.deadline!)
+        #expect(!policy.isCoalescing)
+    }
+
     @Test func aFilledWaitKeepsCoalescingAndForgivesEarlierMistakes() {
         var policy = ReadCoalescer()
         var now: UInt64 = 0

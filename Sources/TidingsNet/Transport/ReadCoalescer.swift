@@ -1,19 +1,22 @@
 /// Decides when a socket's reads should be coalesced: while small reads arrive densely, the reader
-/// asks the kernel to wake it only once several messages' worth of bytes are queued (`SO_RCVLOWAT`),
-/// with a short deadline after which it reads whatever arrived.
+/// asks the kernel to wake it only once many messages' worth of bytes are queued (`SO_RCVLOWAT`), and
+/// reads whatever arrived at a deadline at most ``Settings/maximumDelay`` away, whichever comes first.
+/// A dense stream of small messages is then read in batches, once per delay, instead of once per message.
 ///
-/// Why: a peer that streams small messages (a chat server replaying a backlog, an echo of pipelined
-/// requests) otherwise wakes the reader once per message. On loopback and on small machines the
-/// peer pays for every one of those wake-ups inside its own `send`, so an idle, fast client slows a
-/// busy server down (docs/BENCHMARKS.md, "WS4"). Coalescing wakes the reader once per batch instead.
+/// Why: a peer that streams small messages (a chat server replaying a backlog, the echoes of pipelined
+/// requests) otherwise wakes the reader once per message. On loopback and on small machines the peer
+/// pays for every one of those wake-ups inside its own `send`, so an idle, fast client slows a busy
+/// server down, and each wake-up costs the client a thread switch or two (docs/BENCHMARKS.md, "WS4").
+/// Below the mark the peer's sends wake nobody; the reader's own timer does.
 ///
-/// Latency stays bounded: a coalesced wait never lasts longer than ``Settings/maximumDelay``, and a
-/// wait is only coalesced after ``Settings/entryStreak`` consecutive small reads each found data within
-/// ``Settings/denseGap`` of starting to wait, which a request–response exchange (one message in flight)
-/// rarely shows. A coalesced wait that ends at its deadline with fewer bytes than asked for means the
-/// stream slowed down: coalescing stops, and the streak needed to start again doubles (up to
-/// ``Settings/maximumEntryStreak``), so a mistaken guess costs at most one delay per ever longer streak.
-/// A coalesced wait that filled up resets the streak needed to its first value.
+/// Latency stays bounded: a coalesced wait never lasts longer than ``Settings/maximumDelay`` (plus the
+/// kernel's timer slack), and waits are only coalesced after ``Settings/entryStreak`` consecutive small
+/// reads each found data within ``Settings/denseGap`` of starting to wait, which a request–response
+/// exchange (one message in flight) rarely shows; a bulk transfer fills the mark at once. A coalesced
+/// wait that ends at its deadline with less than ``Settings/minimumReadsPerWait`` reads' worth of bytes
+/// means the stream is no longer dense enough to be worth the delay: coalescing stops, and the streak
+/// needed to start again doubles (up to ``Settings/maximumEntryStreak``), so a mistaken guess costs at
+/// most one delay per ever longer streak. A worthwhile coalesced wait resets the streak needed.
 ///
 /// The policy is pure: times are nanoseconds of a monotonic clock given by the caller, so tests drive
 /// it on virtual time.
@@ -28,8 +31,13 @@ struct ReadCoalescer: Sendable {
         var entryStreak = 4
         /// The largest streak a run of mistaken guesses can make necessary.
         var maximumEntryStreak = 1024
-        /// How many reads' worth of bytes one coalesced wait asks for.
-        var readsPerWake = 8
+        /// How many reads' worth of bytes one coalesced wait asks for (capped by
+        /// ``maximumLowWatermark``): more than a dense stream brings within the delay, so that the
+        /// deadline, not the peer's sends, paces the reader.
+        var readsPerWake = 64
+        /// A coalesced wait that reaches its deadline with fewer reads' worth of bytes than this ends
+        /// coalescing: the stream is no longer dense enough to be worth the delay.
+        var minimumReadsPerWait = 2
         /// The largest low-water mark asked for (bytes).
         var maximumLowWatermark = 4096
         /// The longest a coalesced wait may last before the reader reads what arrived (nanoseconds).
@@ -58,7 +66,8 @@ struct ReadCoalescer: Sendable {
     private var waitStarted: UInt64?
     /// The deadline of the pending coalesced wait.
     private var deadline: UInt64?
-    /// Size of the last small read, which sizes the next low-water mark.
+    /// Size of the last small read before coalescing began: sizes the low-water mark and the least
+    /// a coalesced wait must bring.
     private var lastSmallRead = 0
 
     init(settings: Settings = Settings()) {
@@ -99,7 +108,12 @@ struct ReadCoalescer: Sendable {
             if count >= lowWatermark {
                 requiredStreak = settings.entryStreak
             } else if reachedDeadline {
-                stopAfterMistake()
+                let worthwhile = lastSmallRead.multipliedReportingOverflow(by: settings.minimumReadsPerWait)
+                if worthwhile.overflow || count < worthwhile.partialValue {
+                    stopAfterMistake()
+                } else {
+                    requiredStreak = settings.entryStreak
+                }
             }
             return
         }

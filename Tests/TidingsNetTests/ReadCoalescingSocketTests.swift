@@ -7,9 +7,10 @@
     /// Coalesced reads on a real loopback TCP connection: the kernel holds small messages back until a
     /// low-water mark, and the reactor's deadline must still hand over whatever arrived below it.
     @Suite(.timeLimit(.minutes(1))) struct ReadCoalescingSocketTests {
-        /// Settings that coalesce after one read that followed a wait, asking for 64 bytes.
+        /// Settings that coalesce after one read that followed a wait, asking for 64 bytes and stopping
+        /// after a wait that brought less than that.
         static let eager = ReadCoalescer.Settings(
-            denseGap: .max, entryStreak: 1, readsPerWake: 64, maximumDelay: 2_000_000)
+            denseGap: .max, entryStreak: 1, readsPerWake: 64, minimumReadsPerWait: 64, maximumDelay: 2_000_000)
 
         /// A connected reader (with `settings`) and writer on loopback.
         func connectedPair(_ settings: ReadCoalescer.Settings) async throws -> (TCPConnection, TCPConnection) {

@@ -1,3 +1,4 @@
+import PeerSupport
 import Testing
 
 @testable import TidingsNet
@@ -131,7 +132,7 @@ import Testing
     /// Whatever the sequence of waits and reads, a wait that asks for more than one byte has a
     /// deadline at most `maximumDelay` after that wait began, and a wait without a deadline asks for one byte.
     @Test func noPlannedWaitCanOutlastTheDelay() {
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         for _ in 0..<200 {
             var policy = ReadCoalescer()
             var now: UInt64 = UInt64(generator.next() % 1_000_000)
@@ -155,18 +156,5 @@ import Testing
                 }
             }
         }
-    }
-}
-
-/// A small deterministic generator for the property test.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -115,10 +115,17 @@ struct GlueFixture {
         return pushes.withLock { $0 }
     }
 
-    /// `who` favourites status `id` through the API.
     /// The withdrawals `events` carried so far (decisions skipped): a fence published now ends the read, so a
     /// missing withdrawal fails the expectation instead of waiting.
     func withdrawals(_ events: MastodonNotificationRaiser.AsyncStreamOfEvents) async -> [[String]] {
+        await Self.withdrawals(publishedBy: raiser, events)
+    }
+
+    /// The withdrawals `raiser` (this fixture's, or a relaunched app's) published on `events` so far, read
+    /// up to a fence it publishes now.
+    static func withdrawals(
+        publishedBy raiser: MastodonNotificationRaiser, _ events: MastodonNotificationRaiser.AsyncStreamOfEvents
+    ) async -> [[String]] {
         await raiser.withdrawRaised(["fence"])
         var found: [[String]] = []
         for await event in events {
@@ -129,6 +136,7 @@ struct GlueFixture {
         return found
     }
 
+    /// `who` favourites status `id` through the API.
     func favourite(_ id: String, by token: String) async throws {
         _ = try await Self.client(http, token: token, account: token).perform(.favourite, status: ServerID(id))
     }

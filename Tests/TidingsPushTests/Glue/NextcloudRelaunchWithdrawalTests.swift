@@ -41,14 +41,7 @@ import TidingsSandbox
 
         /// The withdrawals the raiser published until now (a fence ends the read).
         func withdrawals(_ events: MastodonNotificationRaiser.AsyncStreamOfEvents) async -> [[String]] {
-            await raiser.withdrawRaised(["fence"])
-            var found: [[String]] = []
-            for await event in events {
-                guard case .withdrawRaised(let identifiers) = event else { continue }
-                if identifiers == ["fence"] { break }
-                found.append(identifiers)
-            }
-            return found
+            await GlueFixture.withdrawals(publishedBy: raiser, events)
         }
     }
 

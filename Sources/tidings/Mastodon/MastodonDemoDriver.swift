@@ -115,6 +115,18 @@ final class MastodonDemoDriver {
         }
     }
 
+    /// Waits (in real time, the clock standing still) until the transport has counted `count` requests in all:
+    /// a request its caller already counted (the engine's marker post) reaches the transport on a task of its
+    /// own, out of sight of ``settle()``. Gives up after a second, so a request that never comes costs a second.
+    func awaitRequests(_ count: Int) async {
+        let deadline = ContinuousClock.now + .seconds(1)
+        var attempt = 0
+        while requests < count, ContinuousClock.now < deadline {
+            attempt += 1
+            await PollLoopDriver.pause(after: attempt)
+        }
+    }
+
     /// Moves the clock to `hours:minutes` of the day, deadline by deadline.
     func pass(to hours: Int, _ minutes: Int = 0, _ seconds: Int = 0) async {
         let limit = VirtualInstant(offset: .seconds(hours * 3600 + minutes * 60 + seconds))

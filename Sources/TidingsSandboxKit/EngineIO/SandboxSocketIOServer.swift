@@ -10,7 +10,10 @@ import TidingsNet
 /// and no handler runs; an event asking for an ack gets exactly one (the handler's result) unless a
 /// fault says otherwise; every event ends in one request-log entry (method `EVENT`, path `<ns> <event>`);
 /// every accepted connect is followed by exactly one `onDisconnect` for that socket, whether the client
-/// sent a disconnect packet or its connection simply ended.
+/// sent a disconnect packet or its connection simply ended. A session's handlers run one at a time in
+/// the order its events arrived, after the socket's `onConnect` and before its `onDisconnect` (as
+/// python-socketio with `async_handlers=False`); acks from the client are read meanwhile, and an event
+/// under a `delay` fault is answered on its own so it holds no later event.
 ///
 /// For example:
 ///
@@ -91,11 +94,22 @@ private struct SocketIOSessionRunner: Sendable {
     let clock: any Clock<Duration>
     let session: SandboxEngineIOSession
 
+    /// Handlers run one after another in arrival order, as a Socket.IO server starts them: two
+    /// messages sent back to back are stored in the order they were sent. Acks are read meanwhile,
+    /// so a handler waiting for the client's ack gets it.
     func run() async {
+        let (jobs, queue) = AsyncStream.makeStream(of: Job.self)
+        let worker = Task {
+            for await job in jobs { await job() }
+        }
         var sockets: [String: Connected] = [:]
-        await readPackets(into: &sockets)
-        for connected in sockets.values { await disconnected(connected) }
+        await readPackets(into: &sockets, queue: queue)
+        for connected in sockets.values { leave(connected, queue: queue) }
+        queue.finish()
+        await worker.value
     }
+
+    typealias Job = @Sendable () async -> Void
 
     /// An accepted socket and its `onConnect` run, which its `onDisconnect` waits for (so a server
     /// never hears of a socket leaving before it heard of it arriving).
@@ -105,7 +119,7 @@ private struct SocketIOSessionRunner: Sendable {
     }
 
     /// Dispatches the session's packets until it ends; `sockets` holds the namespaces still connected.
-    private func readPackets(into sockets: inout [String: Connected]) async {
+    private func readPackets(into sockets: inout [String: Connected], queue: AsyncStream<Job>.Continuation) async {
         var assembler = SocketIOPacketAssembler()
         for await body in session.messages {
             let packet: SocketIOPacket?
@@ -124,15 +138,18 @@ private struct SocketIOSessionRunner: Sendable {
                 if let connected = await connect(packet) {
                     // A second connect to a namespace replaces the first socket, which is gone for good.
                     if let replaced = sockets.updateValue(connected, forKey: packet.namespace) {
-                        await disconnected(replaced)
+                        leave(replaced, queue: queue)
                     }
                 }
             case .disconnect:
-                if let connected = sockets.removeValue(forKey: packet.namespace) { await disconnected(connected) }
+                if let connected = sockets.removeValue(forKey: packet.namespace) { leave(connected, queue: queue) }
             case .event, .binaryEvent:
-                guard let socket = sockets[packet.namespace]?.socket else { continue }
-                // Each event runs on its own, so a slow handler never holds the session's other packets.
-                Task { await dispatch(packet, on: socket) }
+                guard let connected = sockets[packet.namespace] else { continue }
+                // A socket's events wait for its `onConnect`, as a server registers its handlers there.
+                queue.yield {
+                    await connected.onConnect?.value
+                    await dispatch(packet, on: connected.socket)
+                }
             case .ack, .binaryAck:
                 if let id = packet.id { sockets[packet.namespace]?.socket.resolve(id, with: packet.arguments) }
             case .connectError:
@@ -141,11 +158,15 @@ private struct SocketIOSessionRunner: Sendable {
         }
     }
 
-    /// Fails the socket's waiting acks first: an `onConnect` waiting for one then ends.
-    private func disconnected(_ connected: Connected) async {
+    /// Fails the socket's waiting acks at once (an `onConnect` or handler waiting for one then ends),
+    /// and queues `onDisconnect` after the events that arrived before the socket left.
+    private func leave(_ connected: Connected, queue: AsyncStream<Job>.Continuation) {
         connected.socket.failAll()
-        await connected.onConnect?.value
-        await namespaces[connected.socket.namespace]?.onDisconnect?(connected.socket)
+        let onDisconnect = namespaces[connected.socket.namespace]?.onDisconnect
+        queue.yield {
+            await connected.onConnect?.value
+            await onDisconnect?(connected.socket)
+        }
     }
 
     private func connect(_ packet: SocketIOPacket) async -> Connected? {
@@ -169,7 +190,7 @@ private struct SocketIOSessionRunner: Sendable {
     private func dispatch(_ packet: SocketIOPacket, on socket: SandboxSocketIOSocket) async {
         let name = packet.eventName ?? ""
         let fault = faults.take(event: name)
-        func record(_ status: Int) {
+        @Sendable func record(_ status: Int) {
             log.record(
                 .init(
                     method: "EVENT", path: "\(packet.namespace) \(name)", status: status,
@@ -197,11 +218,22 @@ private struct SocketIOSessionRunner: Sendable {
             await session.send([.text("2/\(packet.namespace.dropFirst()),[")])
             return
         case .delay(let duration):
-            try? await clock.sleep(for: duration)
-            ack = await handle(name, packet, on: socket)
+            // A slow handler holds only its own answer, not the session's later events.
+            Task {
+                try? await clock.sleep(for: duration)
+                await answer(packet, with: await handle(name, packet, on: socket), on: socket, record: record)
+            }
+            return
         case nil:
             ack = await handle(name, packet, on: socket)
         }
+        await answer(packet, with: ack, on: socket, record: record)
+    }
+
+    private func answer(
+        _ packet: SocketIOPacket, with ack: [JSONValue], on socket: SandboxSocketIOSocket,
+        record: @Sendable (Int) -> Void
+    ) async {
         record(200)
         if let id = packet.id {
             await socket.send(SocketIOPacket(.ack, namespace: packet.namespace, id: id, data: .array(ack)))

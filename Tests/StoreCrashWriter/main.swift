@@ -5,10 +5,11 @@
 //     Writes outbox-shaped rows, one transaction each, until it is killed. After each commit returns, it
 //     prints the row's id on its own line with one unbuffered write, so every id the parent reads belongs to
 //     a committed row.
-//   StoreCrashWriter migrate <database path> <signal directory> [hold]
-//     Opens the store with the two-process schema. With `hold`, its migration creates `<dir>/inside`, then
-//     waits (up to 60 s) for `<dir>/go` and 1 s more before committing, so another process can read the old
-//     version meanwhile. Prints `opening` first, then the outcome line.
+//   StoreCrashWriter migrate <database path> [hold]
+//     Opens the store with the two-process schema, printing the store's log lines (`log <message>`). With
+//     `hold`, its migration prints `inside` and then reads standard input to its end before committing, so
+//     another process can read the old version meanwhile: the parent closes the pipe to let it go. Prints
+//     `opening` first, then the outcome line.
 //   StoreCrashWriter open <database path>
 //     Opens the store with the two-process schema and prints the outcome line.
 //   StoreCrashWriter advance-marker <database path> <key> <value>
@@ -45,7 +46,7 @@ func parseHex(_ text: String) -> [UInt8]? {
 }
 
 /// The schema of the two-process tests, as `StoreTwoProcessTests` declares it (the same as `TestSchema`).
-func twoProcessSchema(signals: String?) -> SQLiteSchema {
+func twoProcessSchema(holdsMigration: Bool = false) -> SQLiteSchema {
     SQLiteSchema(
         tables: [.durable("settings"), .durable("outbox"), .disposable("messages"), SQLiteMarkerStorage.table],
         migrations: [
@@ -57,11 +58,11 @@ func twoProcessSchema(signals: String?) -> SQLiteSchema {
                     CREATE TABLE messages(id TEXT PRIMARY KEY, body TEXT, seen INTEGER NOT NULL DEFAULT 0);
                     """)
                 try SQLiteMarkerStorage.createTable(db)
-                guard let signals else { return }
-                // A child process, not a test thread: blocking here only holds this process's migration open.
-                _ = FileManager.default.createFile(atPath: signals + "/inside", contents: Data())
-                for _ in 0..<6000 where !FileManager.default.fileExists(atPath: signals + "/go") { usleep(10_000) }
-                usleep(1_000_000)
+                guard holdsMigration else { return }
+                say("inside")
+                // A child process, not a test thread: blocking here only holds this process's migration open,
+                // until the parent closes the pipe (or exits, which closes it too).
+                _ = FileHandle.standardInput.readDataToEndOfFile()
             }
         ])
 }
@@ -88,18 +89,20 @@ func outcome(_ open: () throws -> SQLiteDatabase) -> Never {
 let arguments = CommandLine.arguments
 let patient = SQLiteDatabase.Configuration(busyTimeout: .seconds(30))
 switch arguments.dropFirst().first {
-case "migrate" where arguments.count == 4 || arguments.count == 5:
+case "migrate" where arguments.count == 3 || (arguments.count == 4 && arguments[3] == "hold"):
     say("opening")
-    let signals = arguments.count == 5 && arguments[4] == "hold" ? arguments[3] : nil
+    var logging = patient
+    logging.logger = TidingsLogger(subsystem: "child", minimumLevel: .debug) { say("log \($0.message)") }
     outcome {
-        try SQLiteDatabase(path: arguments[2], schema: twoProcessSchema(signals: signals), configuration: patient)
+        try SQLiteDatabase(
+            path: arguments[2], schema: twoProcessSchema(holdsMigration: arguments.count == 4), configuration: logging)
     }
 case "open" where arguments.count == 3:
-    outcome { try SQLiteDatabase(path: arguments[2], schema: twoProcessSchema(signals: nil), configuration: patient) }
+    outcome { try SQLiteDatabase(path: arguments[2], schema: twoProcessSchema(), configuration: patient) }
 case "advance-marker" where arguments.count == 5:
     do {
         let database = try SQLiteDatabase(
-            path: arguments[2], schema: twoProcessSchema(signals: nil), configuration: patient)
+            path: arguments[2], schema: twoProcessSchema(), configuration: patient)
         let marker = try MonotonicMarker(key: arguments[3], storage: SQLiteMarkerStorage(database: database))
         switch try marker.advanceReporting(to: ServerID(arguments[4])) {
         case .moved: say("moved")

@@ -1,4 +1,5 @@
 import Foundation
+import PeerSupport
 import Testing
 
 @testable import TidingsCore
@@ -16,24 +17,25 @@ import Testing
             }
         ])
 
-    private func child(_ arguments: [String], _ directory: StoreTemporaryDirectory) throws -> StoreChild {
+    private func child(
+        _ arguments: [String], _ directory: StoreTemporaryDirectory, standardInput: ChildProcess.Stream = .nullDevice
+    ) throws -> StoreChild {
         #expect(FileManager.default.isExecutableFile(atPath: StoreChild.executable.path), "child is not built")
-        return try StoreChild(arguments, directory: directory.url)
+        return try StoreChild(arguments, directory: directory.url, standardInput: standardInput)
     }
 
     @Test func twoProcessesMigratingAtOnceBothOpenTheMigratedFile() async throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.path("store.sqlite")
-        let signals = directory.url.appendingPathComponent("signals").path
-        try FileManager.default.createDirectory(atPath: signals, withIntermediateDirectories: true)
 
-        // The first holds its migration transaction open; the second reads user_version 0 meanwhile and then
-        // waits for the write lock, behind which the file is already migrated.
-        let first = try child(["migrate", path, signals, "hold"], directory)
-        try await StoreChild.waitForFile(signals + "/inside")
-        let second = try child(["migrate", path, signals], directory)
-        try await second.waitForOutput("opening")
-        #expect(FileManager.default.createFile(atPath: signals + "/go", contents: Data()))
+        // The first holds its migration transaction open until its standard input ends; the second reads
+        // user_version 0 meanwhile and only then is the first let go, so the second takes the write lock
+        // behind which the file is already migrated.
+        let first = try child(["migrate", path, "hold"], directory, standardInput: .pipe)
+        try await first.waitForOutput("inside")
+        let second = try child(["migrate", path], directory)
+        try await second.waitForOutput("log found version 0 of 1; waiting for the write lock")
+        first.process.closeStandardInput()
 
         let firstStatus = try await first.exitStatus()
         let secondStatus = try await second.exitStatus()
@@ -43,6 +45,8 @@ import Testing
         // The second found version 1 once it held the write lock, so it ran no step of its own.
         #expect(second.output.contains("ok from=1 recovery=none"), "\(second.output)")
         #expect(!second.output.contains("migrationFailed"), "\(second.output)")
+        let reread = "log another connection migrated the store from 0 to 1 meanwhile"
+        #expect(second.output.contains(reread), "\(second.output)")
         #expect(try directory.files().allSatisfy { !$0.contains("corrupt") }, "\((try? directory.files()) ?? [])")
 
         let database = try SQLiteDatabase(path: path, schema: Self.schema)

@@ -245,6 +245,7 @@ struct SQLiteOpener {
         do {
             // Another process may have migrated between reading `found` and taking the write lock: what counts
             // is the version inside the transaction.
+            logger.debug("found version \(found) of \(schema.version); waiting for the write lock to migrate")
             let current = try runMigrations(db, from: found)
             if current > schema.version { return .replace(.schemaTooNew(found: current, known: schema.version)) }
             return .migrated(from: current)

@@ -21,13 +21,15 @@ struct StoreChild {
     private let outputPath: String
     private let errorPath: String
 
-    /// Starts `StoreCrashWriter` with `arguments`, writing its output into `directory`.
-    init(_ arguments: [String], directory: URL) throws {
+    /// Starts `StoreCrashWriter` with `arguments`, writing its output into `directory`; its standard input
+    /// is `/dev/null`, or with `standardInput: .pipe` one that ``ChildProcess/closeStandardInput()`` ends.
+    init(_ arguments: [String], directory: URL, standardInput: ChildProcess.Stream = .nullDevice) throws {
         let name = UUID().uuidString
         outputPath = directory.appendingPathComponent("\(name).out").path
         errorPath = directory.appendingPathComponent("\(name).err").path
         process = try ChildProcess.spawn(
-            executable: Self.executable.path, arguments: arguments, standardOutput: .file(outputPath),
+            executable: Self.executable.path, arguments: arguments, standardInput: standardInput,
+            standardOutput: .file(outputPath),
             standardError: .file(errorPath))
     }
 
@@ -46,16 +48,6 @@ struct StoreChild {
         case .exited(let status): return status
         case .signalled(let signal):
             throw Failure(description: "child \(process.pid) ended by signal \(signal): \(output) \(errors)")
-        }
-    }
-
-    /// Waits until `path` exists, checking every 10 ms without blocking a thread; throws at the deadline.
-    static func waitForFile(_ path: String, within timeout: Duration = .seconds(30)) async throws {
-        let clock = ContinuousClock()
-        let end = clock.now + timeout
-        while !FileManager.default.fileExists(atPath: path) {
-            guard clock.now < end else { throw Failure(description: "\(path) did not appear in \(timeout)") }
-            try await Task.sleep(for: .milliseconds(10))
         }
     }
 

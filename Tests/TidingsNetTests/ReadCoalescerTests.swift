@@ -46,6 +46,34 @@ import Testing
         #expect(plan.deadline == now + settings.maximumDelay)
     }
 
+    @Test func aSocketLeftAboveOneByteAlwaysWaitsWithADeadline() {
+        let policy = ReadCoalescer()
+        let ordinary = ReadCoalescer.Plan(lowWatermark: 1, deadline: nil)
+        // Lowering the mark failed: the socket still asks for 2,176 bytes, so the wait gets the delay.
+        #expect(
+            policy.plan(ordinary, onSocketAt: 2_176, now: 5_000)
+                == .init(lowWatermark: 2_176, deadline: 5_000 + settings.maximumDelay))
+        let coalesced = ReadCoalescer.Plan(lowWatermark: 2_176, deadline: 7_000)
+        #expect(policy.plan(coalesced, onSocketAt: 2_176, now: 5_000) == coalesced)
+        // Raising the mark failed: the socket wakes on every byte and needs no deadline.
+        #expect(policy.plan(coalesced, onSocketAt: 1, now: 5_000) == ordinary)
+        #expect(policy.plan(ordinary, onSocketAt: 2_176, now: UInt64.max).deadline != nil)
+    }
+
+    @Test func aReadWithoutAWaitBeforeItReadsNoClock() {
+        var policy = ReadCoalescer()
+        var clockReads = 0
+        func clock() -> UInt64 {
+            clockReads += 1
+            return 0
+        }
+        policy.didRead(count: 34, now: clock())
+        #expect(clockReads == 0)
+        _ = policy.willWait(now: 0)
+        policy.didRead(count: 34, now: clock())
+        #expect(clockReads == 1)
+    }
+
     @Test func theLowWatermarkIsCappedAndNeverOverflows() {
         var policy = ReadCoalescer(settings: .init(smallReadLimit: Int.max, readsPerWake: Int.max))
         var now: UInt64 = 0

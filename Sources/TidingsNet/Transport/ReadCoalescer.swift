@@ -95,12 +95,24 @@ struct ReadCoalescer: Sendable {
         return Plan(lowWatermark: lowWatermark, deadline: deadline)
     }
 
-    /// A read returned `count` bytes (more than zero) at `now`.
-    mutating func didRead(count: Int, now: UInt64) {
+    /// The wait as it must go on a socket whose low-water mark is `socketLowWatermark` after trying to apply
+    /// `planned`: a socket left above one byte (the kernel refused to lower its mark) still gets a deadline,
+    /// at most ``Settings/maximumDelay`` from `now`, so bytes below the mark never wait for ever; a socket at
+    /// one byte needs none.
+    func plan(_ planned: Plan, onSocketAt socketLowWatermark: Int, now: UInt64) -> Plan {
+        guard socketLowWatermark > 1 else { return Plan(lowWatermark: 1, deadline: nil) }
+        let deadline = planned.deadline ?? now.addingReportingOverflow(settings.maximumDelay).partialValue
+        return Plan(lowWatermark: socketLowWatermark, deadline: deadline)
+    }
+
+    /// A read returned `count` bytes (more than zero); `now` is read only when a wait preceded the read,
+    /// so the common case of bytes already queued costs no clock read.
+    mutating func didRead(count: Int, now: @autoclosure () -> UInt64) {
         guard let started = waitStarted else {
             // The bytes were already there when the reader came back: no wait to judge.
             return
         }
+        let now = now()
         waitStarted = nil
         if isCoalescing {
             let reachedDeadline = deadline.map { now >= $0 } ?? true

@@ -238,24 +238,21 @@ public final class TCPConnection: ByteStream, Sendable {
         /// coalescing policy plans it.
         private func prepareWait() throws(TransportError) {
             try coalescing.withLock { (state: inout CoalescingState) throws(TransportError) in
-                let plan = state.policy.willWait(now: monotonicNanoseconds())
-                if plan.lowWatermark != state.socketLowWatermark {
-                    var mark = Int32(clamping: plan.lowWatermark)
+                let now = monotonicNanoseconds()
+                let planned = state.policy.willWait(now: now)
+                if planned.lowWatermark != state.socketLowWatermark {
+                    var mark = Int32(clamping: planned.lowWatermark)
                     let result = try channel.withDescriptor(operation: "configure") {
                         setsockopt($0, SOL_SOCKET, SO_RCVLOWAT, &mark, socklen_t(MemoryLayout<Int32>.size))
                     }
                     if result == 0 {
-                        state.socketLowWatermark = plan.lowWatermark
-                    } else if plan.lowWatermark > 1 {
+                        state.socketLowWatermark = planned.lowWatermark
+                    } else if planned.lowWatermark > 1 {
                         // The kernel refuses: never coalesce on this socket.
                         state.policy = ReadCoalescer(settings: .disabled)
                     }
                 }
-                // A socket still asking for more than one byte (a reset that failed) must not wait
-                // without a deadline, or bytes below the mark could wait for ever.
-                let deadline =
-                    state.socketLowWatermark > 1
-                    ? plan.deadline ?? monotonicNanoseconds() &+ state.policy.settings.maximumDelay : nil
+                let deadline = state.policy.plan(planned, onSocketAt: state.socketLowWatermark, now: now).deadline
                 if deadline != nil || state.deadlineArmed {
                     channel.wakeReader(at: deadline)
                     state.deadlineArmed = deadline != nil

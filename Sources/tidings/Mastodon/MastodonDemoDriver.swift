@@ -105,13 +105,8 @@ final class MastodonDemoDriver {
     /// server sends travels to the connection on a task of its own, and a window starts on another, both out of
     /// sight. Gives up after a second, so a message that never comes costs a second, not the demo.
     func awaitStream(_ count: Int, since start: (messages: Int, sleepers: Int), windows: Int) async {
-        let deadline = ContinuousClock.now + .seconds(1)
-        var attempt = 0
-        while streamMessages < start.messages + count || clock.pendingSleepers < start.sleepers + windows,
-            ContinuousClock.now < deadline
-        {
-            attempt += 1
-            await PollLoopDriver.pause(after: attempt)
+        await waitUntil {
+            streamMessages >= start.messages + count && clock.pendingSleepers >= start.sleepers + windows
         }
     }
 
@@ -119,9 +114,15 @@ final class MastodonDemoDriver {
     /// a request its caller already counted (the engine's marker post) reaches the transport on a task of its
     /// own, out of sight of ``settle()``. Gives up after a second, so a request that never comes costs a second.
     func awaitRequests(_ count: Int) async {
+        await waitUntil { requests >= count }
+    }
+
+    /// Lets other tasks run, the clock standing still, until `condition` holds or a second of real time passed:
+    /// what the demo waits for here happens on tasks out of its sight, and may never happen.
+    private func waitUntil(_ condition: () -> Bool) async {
         let deadline = ContinuousClock.now + .seconds(1)
         var attempt = 0
-        while requests < count, ContinuousClock.now < deadline {
+        while !condition(), ContinuousClock.now < deadline {
             attempt += 1
             await PollLoopDriver.pause(after: attempt)
         }

@@ -275,14 +275,19 @@ public actor MastodonPollScheduler {
             var transient: (any Error)?
             if plan.timeline == nil { accounts[key]?.timelineBacklog = false }
             if let name = plan.timeline {
+                // Every `await` result goes into a local before it is stored: `accounts[key]?.x = await …` reads
+                // the whole account before suspending and writes it all back after, undoing what other calls
+                // (a stream opening, new capabilities) stored meanwhile.
                 do {
                     _ = try await MastodonTickPageBudget.$pages.withValue(timelinePages) {
                         try await refresh(name, key: key, target: target)
                     }
                     accounts[key]?.timelineFailure = nil
-                    accounts[key]?.timelineBacklog = await target.hasTimelineBacklog(name)
+                    let timelineLeft = await target.hasTimelineBacklog(name)
+                    accounts[key]?.timelineBacklog = timelineLeft
                 } catch {
-                    accounts[key]?.timelineBacklog = await target.hasTimelineBacklog(name)
+                    let timelineLeft = await target.hasTimelineBacklog(name)
+                    accounts[key]?.timelineBacklog = timelineLeft
                     if let failure = MastodonTimelineFailure.timelineOnly(error) {
                         accounts[key]?.timelineFailure = MastodonTimelineFailure(timeline: name, error: failure)
                     } else if Self.endsTick(error) {
@@ -297,8 +302,8 @@ public actor MastodonPollScheduler {
                 _ = try await MastodonTickPageBudget.$pages.withValue(pages) {
                     try await pollNotifications(key: key, target: target)
                 }
-                accounts[key]?.notificationBacklog =
-                    await (target as? MastodonAccountEngine)?.hasNotificationBacklog ?? false
+                let notificationsLeft = await (target as? MastodonAccountEngine)?.hasNotificationBacklog ?? false
+                accounts[key]?.notificationBacklog = notificationsLeft
                 accounts[key]?.notificationsPolledAt = timeline.elapsed
             }
             accounts[key]?.lastUnread = count

@@ -34,4 +34,23 @@ import TidingsCore
         #expect(await fixture.tickSeconds() == [0, 300, 600, 630, 660, 960])
         await fixture.scheduler.shutdown()
     }
+
+    /// The stream opens while a tick waits for the engine's backlog answer: the tick's result must not undo it
+    /// (it once stored the whole account it had read before waiting, so the account stayed on the table).
+    @Test func aStreamThatOpensWhileATickWaitsKeepsTheSafetyNet() async throws {
+        let sandbox = await MastodonSandboxFixture()
+        let capabilities = MastodonCapabilities(try await sandbox.client().instanceV2())
+        let fixture = await PollingFixture()
+        let scheduler = fixture.scheduler
+        await scheduler.updateAccount("a", capabilities: capabilities, push: .none)
+        await scheduler.setStreamOpen(false, account: "a")
+        #expect(await scheduler.plan(for: "a")?.schedule == .every(.seconds(30)))
+        await fixture.target.whileAskedForTheTimelineBacklog {
+            await scheduler.setStreamOpen(true, account: "a")
+        }
+        await fixture.advance(30)
+        #expect(await fixture.tickSeconds() == [0, 30])
+        #expect(await scheduler.plan(for: "a")?.schedule == .every(.seconds(300)), "the stream is open")
+        await scheduler.shutdown()
+    }
 }

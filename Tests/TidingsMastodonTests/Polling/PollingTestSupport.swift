@@ -58,7 +58,19 @@ actor RecordingPollTarget: MastodonPollTarget {
     /// What ``hasTimelineBacklog(_:)`` answers after each timeline poll (the test sets it).
     private var timelineBacklog = false
     func setTimelineBacklog(_ backlog: Bool) { timelineBacklog = backlog }
-    func hasTimelineBacklog(_ timeline: String) async -> Bool { timelineBacklog }
+    func hasTimelineBacklog(_ timeline: String) async -> Bool {
+        if let hook = onTimelineBacklogQuestion {
+            onTimelineBacklogQuestion = nil
+            await hook()
+        }
+        return timelineBacklog
+    }
+
+    /// Runs once, inside the next ``hasTimelineBacklog(_:)``, while the scheduler's tick waits for its answer.
+    private var onTimelineBacklogQuestion: (@Sendable () async -> Void)?
+    func whileAskedForTheTimelineBacklog(_ hook: @escaping @Sendable () async -> Void) {
+        onTimelineBacklogQuestion = hook
+    }
 
     private func record(_ call: Call) async throws {
         calls.append((call, clock.now.offset.inSeconds))

@@ -103,7 +103,7 @@ final class MastodonDemoDriver {
     /// Waits (in real time, the clock standing still) until the stream has read `count` messages since it had
     /// read `start`, and `windows` more coalescing windows than `since.sleepers` sleep on the clock: what the
     /// server sends travels to the connection on a task of its own, and a window starts on another, both out of
-    /// sight. Gives up after a second, so a message that never comes costs a second, not the demo.
+    /// sight. Gives up after ten seconds, so a message that never comes costs those, not the demo.
     func awaitStream(_ count: Int, since start: (messages: Int, sleepers: Int), windows: Int) async {
         await waitUntil {
             streamMessages >= start.messages + count && clock.pendingSleepers >= start.sleepers + windows
@@ -112,15 +112,16 @@ final class MastodonDemoDriver {
 
     /// Waits (in real time, the clock standing still) until the transport has counted `count` requests in all:
     /// a request its caller already counted (the engine's marker post) reaches the transport on a task of its
-    /// own, out of sight of ``settle()``. Gives up after a second, so a request that never comes costs a second.
+    /// own, out of sight of ``settle()``. Gives up after ten seconds, so a request that never comes costs those.
     func awaitRequests(_ count: Int) async {
         await waitUntil { requests >= count }
     }
 
-    /// Lets other tasks run, the clock standing still, until `condition` holds or a second of real time passed:
+    /// Lets other tasks run, the clock standing still, until `condition` holds or ten seconds of real time passed
+    /// (in a quiet run each wait ends within milliseconds; one second was once too short on a loaded machine):
     /// what the demo waits for here happens on tasks out of its sight, and may never happen.
     private func waitUntil(_ condition: () -> Bool) async {
-        let deadline = ContinuousClock.now + .seconds(1)
+        let deadline = ContinuousClock.now + .seconds(10)
         var attempt = 0
         while !condition(), ContinuousClock.now < deadline {
             attempt += 1

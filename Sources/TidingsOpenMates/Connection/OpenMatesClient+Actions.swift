@@ -168,7 +168,7 @@ extension OpenMatesClient {
     }
 
     private func actionTimedOut(_ id: Int64) async {
-        guard actionInFlight == id else { return }
+        guard actionInFlight == id, !stopped else { return }
         await actionTryEnded(reason: "the server did not answer")
         await replayNextAction()
     }
@@ -233,7 +233,7 @@ extension OpenMatesClient {
 
     /// Counts a failed try of the action in flight; after the last one the action fails for good.
     func actionTryEnded(reason: String) async {
-        guard let id = actionInFlight else { return }
+        guard let id = actionInFlight, !stopped else { return }
         finishInFlight()
         do {
             try store.recordFailure(id, reason: reason)

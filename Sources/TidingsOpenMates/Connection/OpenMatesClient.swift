@@ -226,8 +226,16 @@ public actor OpenMatesClient {
     }
 
     /// Stops the client: closes the connection, stops reconnecting and ends every change stream.
+    ///
+    /// When it returns the client has stopped writing to the store, and everything it wrote was announced on the
+    /// change streams before they ended. An action in flight stays queued with its tries as they were (closing
+    /// is not a refusal): the next client on the same store sends it again.
     public func close() async {
+        let running = runTask
         await stop()
+        // The run ends at its next suspension; until it has, it could still write to the store (a connection's
+        // end, an answer read before the stop) and announce that to a finished stream, which no one would hear.
+        await running?.value
         broadcaster.finish()
     }
 
@@ -269,6 +277,8 @@ public actor OpenMatesClient {
         runTask = nil
         pingTask?.cancel()
         pingTask = nil
+        // An action in flight stays queued as it is: the app closed the connection, the server refused nothing.
+        finishInFlight()
         let open = channel
         channel = nil
         await open?.close()

@@ -161,6 +161,8 @@ import TidingsSandbox
         // Half the cases refuse in the public server's form (`chat_id`, no `client_action_id`); from the seed, so
         // the other draws (and earlier seeds' replays) stay as they were.
         variant.refusalsNameTheChatOnly = seed % 2 == 1
+        // A deleted chat's content answer: an empty list (the public server's form) or no key at all.
+        variant.deletedChatsLeftOutOfContent = seed / 2 % 2 == 1
         await server.setVariant(variant)
         let directory = try OpenMatesTemporaryDirectory()
         let path = directory.path("om.sqlite")

@@ -50,7 +50,7 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+            providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
             name: "COpenSSL",

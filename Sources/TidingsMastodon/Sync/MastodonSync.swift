@@ -228,11 +228,12 @@ public actor MastodonSync {
         else { return }
         let timeline = timeline
         accounts[key]?.outboxRetry = Task { [weak self] in
-            var delay = Duration.seconds(30)
+            var failures = 1
             while !Task.isCancelled {
+                let delay = MastodonAccountEngine.outboxRetryDelay(afterFailures: failures)
                 do { try await timeline.sleep(for: delay) } catch { return }
                 guard let self, await self.retryOutbox(key) else { return }
-                delay = min(delay * 2, .seconds(900))
+                failures += 1
             }
         }
     }

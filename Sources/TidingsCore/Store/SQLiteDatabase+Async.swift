@@ -27,12 +27,12 @@ extension SQLiteDatabase {
     /// the store's dispatch queue instead (as GRDB's `DatabaseWriter.write` does), so actors and tasks call it
     /// with `await` and their thread is free meanwhile.
     ///
-    /// While the store is suspended (``suspend()``), it waits for ``resume()`` in the task, holding no thread,
+    /// While the store is suspended (``suspend()-8l8d6``), it waits for ``resume()-600f7`` in the task, holding no thread,
     /// or throws ``StoreError/suspended``, as ``Configuration/whenSuspended`` says.
     ///
     /// - Returns: What `body` returns.
     /// - Throws: `CancellationError` when the task is cancelled before the work starts, or while it waits for
-    ///   ``resume()`` (once it started it runs to its end: a half-run transaction is rolled back, never
+    ///   ``resume()-600f7`` (once it started it runs to its end: a half-run transaction is rolled back, never
     ///   half-applied); otherwise as ``write(_:)``.
     public func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await onQueue { try self.write(whenSuspended: $0, body) }
@@ -68,7 +68,7 @@ extension SQLiteDatabase {
     }
 
     /// Runs `work` on the store's queue. A suspended store makes it throw `SuspendedBeforeStart` there, and the
-    /// task then waits for ``resume()`` (or fails, as configured) and tries again: the queue never waits, so the
+    /// task then waits for ``resume()-600f7`` (or fails, as configured) and tries again: the queue never waits, so the
     /// accesses and executor jobs behind it are not held up.
     private func onQueue<T: Sendable>(_ work: @escaping @Sendable (SuspendedMode) throws -> T) async throws -> T {
         while true {

@@ -49,8 +49,8 @@ import Foundation
 /// ## Suspension
 ///
 /// A store shared by an app and its extensions in an App Group container must hold no file lock while its
-/// process is suspended, or iOS terminates the process (`0xdead10cc`). ``suspend()`` closes the connection and
-/// lets go of the `.lock`; ``resume()`` opens them again. See <doc:SharingAStore>.
+/// process is suspended, or iOS terminates the process (`0xdead10cc`). ``suspend()-8l8d6`` closes the connection and
+/// lets go of the `.lock`; ``resume()-600f7`` opens them again. See <doc:SharingAStore>.
 // @unchecked: not a value box — the SQLite handle and its flags are reached only under `lock`, a recursive lock
 // (so `isAccessing` can catch a closure re-entering on its own thread), or on `queue` which takes it too.
 public final class SQLiteDatabase: @unchecked Sendable {
@@ -83,20 +83,20 @@ public final class SQLiteDatabase: @unchecked Sendable {
         /// instead of being recovered from. Writes then fail with ``StoreError/readOnly``. Off by default.
         public var readOnly: Bool
 
-        /// What an access asked for while the store is suspended does: wait for ``SQLiteDatabase/resume()``, or
+        /// What an access asked for while the store is suspended does: wait for ``SQLiteDatabase/resume()-600f7``, or
         /// fail at once with ``StoreError/suspended`` (the default, as GRDB's suspended databases do: a
         /// synchronous access that waited on the thread which will call `resume()` would never end).
         public var whenSuspended: SuspendedAccess
-        /// Whether the store suspends and resumes itself when ``Foundation/NSNotification/Name/tidingsStoreSuspend``
-        /// and ``Foundation/NSNotification/Name/tidingsStoreResume`` are posted (off by default), so an app posts
+        /// Whether the store suspends and resumes itself when `Notification.Name.tidingsStoreSuspend`
+        /// and `Notification.Name.tidingsStoreResume` are posted (off by default), so an app posts
         /// them once from its lifecycle instead of calling every store.
         public var observesSuspensionNotifications: Bool
 
         /// Test seam: called before each `PRAGMA quick_check` run with its attempt number (from 1); a result
         /// code it returns makes that run fail with it, as if SQLite had returned it.
         var quickCheckFault: (@Sendable (Int) -> Int32?)?
-        /// Test seam: called when an access starts waiting for ``SQLiteDatabase/resume()``, and when
-        /// ``SQLiteDatabase/suspend()`` starts waiting for an access in flight.
+        /// Test seam: called when an access starts waiting for ``SQLiteDatabase/resume()-600f7``, and when
+        /// ``SQLiteDatabase/suspend()-8l8d6`` starts waiting for an access in flight.
         var suspensionWait: (@Sendable (SuspensionWait) -> Void)?
 
         /// A configuration with a 5-second busy timeout, the system's wall time and no logging.
@@ -142,7 +142,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
     public let cipher: ValueCipher?
 
     let logger: TidingsLogger
-    /// Held for each access from its start to its end, and by ``suspend()``, ``resume()`` and ``close()``.
+    /// Held for each access from its start to its end, and by ``suspend()-8l8d6``, ``resume()-600f7`` and ``close()``.
     private let lock = NSRecursiveLock()
     /// Set while a closure runs: the recursive lock lets its own thread in again, and this catches that.
     private var isAccessing = false
@@ -152,15 +152,15 @@ public final class SQLiteDatabase: @unchecked Sendable {
     private var connection: SQLiteConnection?
     /// The shared advisory lock on `<path>.lock`, held while the store is open and not suspended (``StoreFileLock``).
     private var fileLock: StoreFileLock?
-    /// Reopens the connection on ``resume()``.
+    /// Reopens the connection on ``resume()-600f7``.
     private let opener: SQLiteOpener
     let configuration: Configuration
-    /// Whether the store is suspended, and the async accesses waiting for ``resume()``. Changed only under `lock`
+    /// Whether the store is suspended, and the async accesses waiting for ``resume()-600f7``. Changed only under `lock`
     /// too, so an access that holds `lock` reads it steadily; a waiting access waits on this, never on `lock`.
     let suspension = NSCondition()
     /// Guarded by `suspension` (and changed under `lock` as well).
     var suspended = false
-    /// Guarded by `suspension`: the async accesses waiting for ``resume()``.
+    /// Guarded by `suspension`: the async accesses waiting for ``resume()-600f7``.
     var resumeWaiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
     /// The tokens of the notification observers (``Configuration/observesSuspensionNotifications``).
     private var observers: [any NSObjectProtocol] = []
@@ -346,7 +346,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
 
     // MARK: Suspension state
 
-    /// Whether the store is suspended: ``suspend()`` was called and ``resume()`` has not succeeded since.
+    /// Whether the store is suspended: ``suspend()-8l8d6`` was called and ``resume()-600f7`` has not succeeded since.
     public var isSuspended: Bool {
         suspension.lock()
         defer { suspension.unlock() }
@@ -373,7 +373,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
     }
 
     /// Waits for an access in flight on another thread, then closes the connection and lets go of the `.lock`;
-    /// see ``suspend()``.
+    /// see ``suspend()-8l8d6``.
     func suspendNow() throws {
         if !lock.try() {
             configuration.suspensionWait?(.suspend)
@@ -399,7 +399,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
         logger.debug("suspended: connection closed, lock released")
     }
 
-    /// Takes the `.lock` and opens the connection again, then lets waiting accesses go; see ``resume()``.
+    /// Takes the `.lock` and opens the connection again, then lets waiting accesses go; see ``resume()-600f7``.
     func resumeNow() throws {
         lock.lock()
         defer { lock.unlock() }

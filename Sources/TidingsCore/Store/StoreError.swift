@@ -82,9 +82,9 @@ public struct StoreError: TidingsError {
     public static let full = StoreError(.full)
     /// Any other SQLite failure; see `resultCode` and `message`.
     public static let sqlite = StoreError(.sqlite)
-    /// The store is suspended (``SQLiteDatabase/suspend()``) and its configuration says that an access asked
+    /// The store is suspended (``SQLiteDatabase/suspend()-8l8d6``) and its configuration says that an access asked
     /// for meanwhile fails at once (``SQLiteDatabase/SuspendedAccess/fail``): nothing was read or written, and
-    /// the closure did not run. Retry after ``SQLiteDatabase/resume()``.
+    /// the closure did not run. Retry after ``SQLiteDatabase/resume()-600f7``.
     public static let suspended = StoreError(.suspended)
 
     /// Builds a `schemaTooNew` error for a file at version `found` when the code knows up to `known`.

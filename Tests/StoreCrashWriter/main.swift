@@ -14,6 +14,13 @@
 //     Opens the store with the two-process schema and prints the outcome line.
 //   StoreCrashWriter advance-marker <database path> <key> <value>
 //     Advances a MonotonicMarker in SQLiteMarkerStorage and prints `moved`, `refused` or `overtaken <v>`.
+//   StoreCrashWriter probe-locks <database path>
+//     Asks whether another process holds a lock on the store, without opening it: prints `lock free` when
+//     `<path>.lock` can be taken exclusively (it is let go at once) or `lock held`, then `db …` and `shm …`:
+//     `free`, `held by <pid>` (a POSIX record lock anywhere in the file, as SQLite takes them) or `absent`.
+//   StoreCrashWriter write-rows <database path> <first id> <count>
+//     Opens the store with the two-process schema and inserts outbox rows first…first+count-1, one
+//     transaction each, printing `wrote <id>` after each commit and `done` at the end.
 //
 // Outcome lines: `ok from=<user_version found> recovery=<none|reason>` or `error <kind>: <message>`.
 // Exit codes: 64 for bad arguments, 1 when the store fails.
@@ -109,6 +116,51 @@ case "advance-marker" where arguments.count == 5:
         case .refused: say("refused")
         case .overtaken(let stored): say("overtaken \(stored.rawValue)")
         }
+        exit(0)
+    } catch {
+        fail("\(error)", status: 1)
+    }
+case "probe-locks" where arguments.count == 3:
+    let path = arguments[2]
+    let lockFile = open(path + ".lock", O_RDWR | O_CLOEXEC)
+    if lockFile >= 0, flock(lockFile, LOCK_EX | LOCK_NB) == 0 {
+        say("lock free")
+    } else {
+        say(lockFile >= 0 ? "lock held" : "lock absent")
+    }
+    if lockFile >= 0 { _ = close(lockFile) }
+    for (name, file) in [("db", path), ("shm", path + "-shm")] {
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            say("\(name) absent")
+            continue
+        }
+        // The whole file (length 0 reaches past its end, where SQLite's lock bytes lie): any other process's
+        // record lock there conflicts with a write lock, and F_GETLK names its holder.
+        var probe = flock()
+        probe.l_type = Int16(F_WRLCK)
+        probe.l_whence = Int16(SEEK_SET)
+        probe.l_start = 0
+        probe.l_len = 0
+        guard fcntl(descriptor, F_GETLK, &probe) == 0 else { fail("F_GETLK on \(file): errno \(errno)", status: 1) }
+        say(probe.l_type == Int16(F_UNLCK) ? "\(name) free" : "\(name) held by \(probe.l_pid)")
+        _ = close(descriptor)
+    }
+    exit(0)
+case "write-rows" where arguments.count == 5:
+    guard let first = Int(arguments[3]), let count = Int(arguments[4]), count >= 0 else {
+        fail("usage: StoreCrashWriter write-rows <database path> <first id> <count>", status: 64)
+    }
+    do {
+        let database = try SQLiteDatabase(path: arguments[2], schema: twoProcessSchema(), configuration: patient)
+        for id in first..<first + count {
+            try database.write { db in
+                try db.execute("INSERT INTO outbox(id, payload, created_at) VALUES (?, ?, 0)", [id, [UInt8(2)]])
+            }
+            say("wrote \(id)")
+        }
+        database.close()
+        say("done")
         exit(0)
     } catch {
         fail("\(error)", status: 1)

@@ -27,12 +27,15 @@ extension SQLiteDatabase {
     /// the store's dispatch queue instead (as GRDB's `DatabaseWriter.write` does), so actors and tasks call it
     /// with `await` and their thread is free meanwhile.
     ///
+    /// While the store is suspended (``suspend()-8l8d6``), it waits for ``resume()-600f7`` in the task, holding no thread,
+    /// or throws ``StoreError/suspended``, as ``Configuration/whenSuspended`` says.
+    ///
     /// - Returns: What `body` returns.
-    /// - Throws: `CancellationError` when the task is cancelled before the work starts (once it started it
-    ///   runs to its end: a half-run transaction is rolled back, never half-applied); otherwise as
-    ///   ``write(_:)``.
+    /// - Throws: `CancellationError` when the task is cancelled before the work starts, or while it waits for
+    ///   ``resume()-600f7`` (once it started it runs to its end: a half-run transaction is rolled back, never
+    ///   half-applied); otherwise as ``write(_:)``.
     public func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
-        try await onQueue { try self.write(body) }
+        try await onQueue { try self.write(whenSuspended: $0, body) }
     }
 
     /// Runs `body` in a read transaction on the store's own serial queue; see ``read(_:)`` and
@@ -40,7 +43,7 @@ extension SQLiteDatabase {
     ///
     /// - Throws: `CancellationError` when cancelled before the work starts; otherwise as ``read(_:)``.
     public func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
-        try await onQueue { try self.read(body) }
+        try await onQueue { try self.read(whenSuspended: $0, body) }
     }
 
     /// Checkpoints the WAL into the database file and truncates the `-wal` to zero bytes, when no reader
@@ -52,7 +55,7 @@ extension SQLiteDatabase {
     @discardableResult
     public func checkpoint() async throws -> Bool {
         try await onQueue {
-            try self.writeWithoutTransaction { db in
+            try self.writeWithoutTransaction(whenSuspended: $0) { db in
                 var logFrames: Int32 = 0
                 var checkpointed: Int32 = 0
                 let code = sqlite3_wal_checkpoint_v2(
@@ -64,10 +67,22 @@ extension SQLiteDatabase {
         }
     }
 
-    private func onQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try Task.checkCancellation()
-        return try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try work() }) }
+    /// Runs `work` on the store's queue. A suspended store makes it throw `SuspendedBeforeStart` there, and the
+    /// task then waits for ``resume()-600f7`` (or fails, as configured) and tries again: the queue never waits, so the
+    /// accesses and executor jobs behind it are not held up.
+    private func onQueue<T: Sendable>(_ work: @escaping @Sendable (SuspendedMode) throws -> T) async throws -> T {
+        while true {
+            try Task.checkCancellation()
+            do {
+                return try await withCheckedThrowingContinuation { continuation in
+                    queue.async { continuation.resume(with: Result { try work(.report) }) }
+                }
+            } catch is SuspendedBeforeStart {
+                guard configuration.whenSuspended == .wait else {
+                    throw StoreError(.suspended, message: "the store at \(path) is suspended")
+                }
+                try await awaitResume()
+            }
         }
     }
 }

@@ -40,11 +40,17 @@ import Foundation
 ///   held elsewhere (`busy`), I/O or disk-full errors, contention or out-of-memory during `quick_check`, or a
 ///   migration that fails even on an empty store (a bug in it): those throw.
 /// - A file is replaced only when no other connection (another process, or another `SQLiteDatabase` here) has it
-///   open: every open store holds a shared `flock` on `<name>.lock`, and replacing needs it exclusively;
-///   otherwise opening throws ``StoreError/busy`` and the file stays.
+///   open: every open store holds a shared `flock` on `<name>.lock` (except while suspended), and replacing
+///   needs it exclusively; otherwise opening throws ``StoreError/busy`` and the file stays.
 /// - Two processes may open and migrate a file at once: migrations read `user_version` again inside their
 ///   write transaction, so the second sees the first one's work.
 /// - After salvage, `PRAGMA foreign_key_check` runs; ``RecoveryReport/foreignKeyViolations`` lists its findings.
+///
+/// ## Suspension
+///
+/// A store shared by an app and its extensions in an App Group container must hold no file lock while its
+/// process is suspended, or iOS terminates the process (`0xdead10cc`). ``suspend()-8l8d6`` closes the connection and
+/// lets go of the `.lock`; ``resume()-600f7`` opens them again. See <doc:SharingAStore>.
 // @unchecked: not a value box — the SQLite handle and its flags are reached only under `lock`, a recursive lock
 // (so `isAccessing` can catch a closure re-entering on its own thread), or on `queue` which takes it too.
 public final class SQLiteDatabase: @unchecked Sendable {
@@ -77,16 +83,31 @@ public final class SQLiteDatabase: @unchecked Sendable {
         /// instead of being recovered from. Writes then fail with ``StoreError/readOnly``. Off by default.
         public var readOnly: Bool
 
+        /// What an access asked for while the store is suspended does: wait for ``SQLiteDatabase/resume()-600f7``, or
+        /// fail at once with ``StoreError/suspended`` (the default, as GRDB's suspended databases do: a
+        /// synchronous access that waited on the thread which will call `resume()` would never end).
+        public var whenSuspended: SuspendedAccess
+        /// Whether the store suspends and resumes itself when `Notification.Name.tidingsStoreSuspend`
+        /// and `Notification.Name.tidingsStoreResume` are posted (off by default), so an app posts
+        /// them once from its lifecycle instead of calling every store.
+        public var observesSuspensionNotifications: Bool
+
         /// Test seam: called before each `PRAGMA quick_check` run with its attempt number (from 1); a result
         /// code it returns makes that run fail with it, as if SQLite had returned it.
         var quickCheckFault: (@Sendable (Int) -> Int32?)?
+        /// Test seam: called when an access starts waiting for ``SQLiteDatabase/resume()-600f7``, and when
+        /// ``SQLiteDatabase/suspend()-8l8d6`` starts waiting for an access in flight.
+        var suspensionWait: (@Sendable (SuspensionWait) -> Void)?
 
         /// A configuration with a 5-second busy timeout, the system's wall time and no logging.
         public init(
             busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() },
             logger: TidingsLogger = .disabled, cipher: ValueCipher? = nil, checksIntegrityOnOpen: Bool = true,
-            walSizeLimit: Int = 4 << 20, lockPatience: Duration = .milliseconds(250), readOnly: Bool = false
+            walSizeLimit: Int = 4 << 20, lockPatience: Duration = .milliseconds(250), readOnly: Bool = false,
+            whenSuspended: SuspendedAccess = .fail, observesSuspensionNotifications: Bool = false
         ) {
+            self.whenSuspended = whenSuspended
+            self.observesSuspensionNotifications = observesSuspensionNotifications
             self.readOnly = readOnly
             self.walSizeLimit = walSizeLimit
             self.lockPatience = max(lockPatience, .zero)
@@ -120,15 +141,29 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// The configuration's cipher, for sealing and opening values of this store.
     public let cipher: ValueCipher?
 
-    private let logger: TidingsLogger
+    let logger: TidingsLogger
+    /// Held for each access from its start to its end, and by ``suspend()-8l8d6``, ``resume()-600f7`` and ``close()``.
     private let lock = NSRecursiveLock()
     /// Set while a closure runs: the recursive lock lets its own thread in again, and this catches that.
     private var isAccessing = false
     /// Set by ``close()``; later accesses throw instead of touching a closed handle.
     private var isClosed = false
-    private let connection: SQLiteConnection
-    /// The shared advisory lock on `<path>.lock`, held while the store is open (``StoreFileLock``).
-    private let fileLock: StoreFileLock?
+    /// `nil` while suspended (a file store) or closed.
+    private var connection: SQLiteConnection?
+    /// The shared advisory lock on `<path>.lock`, held while the store is open and not suspended (``StoreFileLock``).
+    private var fileLock: StoreFileLock?
+    /// Reopens the connection on ``resume()-600f7``.
+    private let opener: SQLiteOpener
+    let configuration: Configuration
+    /// Whether the store is suspended, and the async accesses waiting for ``resume()-600f7``. Changed only under `lock`
+    /// too, so an access that holds `lock` reads it steadily; a waiting access waits on this, never on `lock`.
+    let suspension = NSCondition()
+    /// Guarded by `suspension` (and changed under `lock` as well).
+    var suspended = false
+    /// Guarded by `suspension`: the async accesses waiting for ``resume()-600f7``.
+    var resumeWaiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
+    /// The tokens of the notification observers (``Configuration/observesSuspensionNotifications``).
+    private var observers: [any NSObjectProtocol] = []
     /// Where the async accessors run SQLite work: off Swift's cooperative pool, one job at a time.
     let queue: DispatchQueue
     /// An executor over the store's queue, for an engine actor that calls the store synchronously
@@ -154,6 +189,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
         try schema.validate()
         let opener = SQLiteOpener(path: path, schema: schema, configuration: configuration)
         let (handle, report, fileLock) = try opener.open()
+        self.opener = opener
+        self.configuration = configuration
         self.fileLock = fileLock
         self.queue = DispatchQueue(label: "tidings.store")
         queue.setSpecific(key: Self.queueKey, value: true)
@@ -164,6 +201,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
         self.logger = configuration.logger.scoped("store")
         self.cipher = configuration.cipher
         self.connection = SQLiteConnection(handle: handle)
+        if configuration.observesSuspensionNotifications { observers = observeSuspensionNotifications() }
     }
 
     /// Opens a private in-memory store with `schema`; it disappears when the `SQLiteDatabase` is released.
@@ -176,7 +214,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
     }
 
     deinit {
-        if !isClosed {
+        for observer in observers { NotificationCenter.default.removeObserver(observer) }
+        if let connection {
             connection.finalizeStatements()
             sqlite3_close_v2(connection.handle)
         }
@@ -193,9 +232,17 @@ public final class SQLiteDatabase: @unchecked Sendable {
         defer { lock.unlock() }
         guard !isClosed, !isAccessing else { return }
         isClosed = true
-        connection.finalizeStatements()
-        sqlite3_close_v2(connection.handle)
+        for observer in observers { NotificationCenter.default.removeObserver(observer) }
+        observers = []
+        if let connection {
+            connection.finalizeStatements()
+            sqlite3_close_v2(connection.handle)
+        }
+        connection = nil
         fileLock?.release()
+        fileLock = nil
+        // Accesses waiting for `resume()` go on, and find the store closed.
+        openGate()
     }
 
     /// Deletes a closed store's files: the database and its `-wal`, `-shm`, `-journal` and `.lock` (e.g. when
@@ -225,7 +272,12 @@ public final class SQLiteDatabase: @unchecked Sendable {
     ///   timeout; ``StoreError/misuse`` when called from inside another access on the same thread; other
     ///   ``StoreError``s from `COMMIT`, after which the transaction is rolled back.
     public func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try withConnection { db throws -> T in try transaction(db, begin: "BEGIN IMMEDIATE", body) }
+        try write(whenSuspended: configuration.whenSuspended.mode, body)
+    }
+
+    func write<T>(whenSuspended mode: SuspendedMode, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        try withConnection(whenSuspended: mode) { db throws -> T in try transaction(db, begin: "BEGIN IMMEDIATE", body)
+        }
     }
 
     /// Runs `body` in a read transaction: it sees one consistent snapshot, and any statement that would
@@ -234,7 +286,11 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// - Returns: What `body` returns.
     /// - Throws: Whatever `body` throws; ``StoreError/misuse`` on re-entrance; ``StoreError``s from SQLite.
     public func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try withConnection { db throws -> T in
+        try read(whenSuspended: configuration.whenSuspended.mode, body)
+    }
+
+    func read<T>(whenSuspended mode: SuspendedMode, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        try withConnection(whenSuspended: mode) { db throws -> T in
             db.allowsWrites = false
             defer { db.allowsWrites = true }
             return try transaction(db, begin: "BEGIN DEFERRED", body)
@@ -249,22 +305,118 @@ public final class SQLiteDatabase: @unchecked Sendable {
     ///
     /// - Throws: Whatever `body` throws; ``StoreError/misuse`` on re-entrance.
     public func writeWithoutTransaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try withConnection { db in
+        try writeWithoutTransaction(whenSuspended: configuration.whenSuspended.mode, body)
+    }
+
+    func writeWithoutTransaction<T>(whenSuspended mode: SuspendedMode, _ body: (SQLiteConnection) throws -> T)
+        throws -> T
+    {
+        try withConnection(whenSuspended: mode) { db in
             defer { if db.isInTransaction { rollback(db) } }
             return try body(db)
         }
     }
 
-    private func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    private func withConnection<T>(whenSuspended mode: SuspendedMode, _ body: (SQLiteConnection) throws -> T)
+        throws -> T
+    {
         lock.lock()
         defer { lock.unlock() }
         guard !isAccessing else {
             throw StoreError.misuse("re-entrant access: use the connection you already have")
         }
-        guard !isClosed else { throw StoreError.misuse("the store at \(path) is closed") }
+        while true {
+            guard !isClosed else { throw StoreError.misuse("the store at \(path) is closed") }
+            guard isSuspended else { break }
+            switch mode {
+            case .fail: throw StoreError(.suspended, message: "the store at \(path) is suspended")
+            case .report: throw SuspendedBeforeStart()
+            case .wait:
+                // Let go of `lock` so that `resume()` can take it; the store is checked again once it is back.
+                lock.unlock()
+                waitUntilResumed()
+                lock.lock()
+            }
+        }
+        guard let connection else { throw StoreError.misuse("the store at \(path) has no connection") }
         isAccessing = true
         defer { isAccessing = false }
         return try body(connection)
+    }
+
+    // MARK: Suspension state
+
+    /// Whether the store is suspended: ``suspend()-8l8d6`` was called and ``resume()-600f7`` has not succeeded since.
+    public var isSuspended: Bool {
+        suspension.lock()
+        defer { suspension.unlock() }
+        return suspended
+    }
+
+    /// Blocks the calling thread until the store is resumed or closed.
+    private func waitUntilResumed() {
+        configuration.suspensionWait?(.access)
+        suspension.lock()
+        while suspended { suspension.wait() }
+        suspension.unlock()
+    }
+
+    /// Marks the store resumed and wakes every access waiting for it, synchronous and async.
+    private func openGate() {
+        suspension.lock()
+        suspended = false
+        let waiters = resumeWaiters
+        resumeWaiters = [:]
+        suspension.broadcast()
+        suspension.unlock()
+        for waiter in waiters.values { waiter.resume() }
+    }
+
+    /// Waits for an access in flight on another thread, then closes the connection and lets go of the `.lock`;
+    /// see ``suspend()-8l8d6``.
+    func suspendNow() throws {
+        if !lock.try() {
+            configuration.suspensionWait?(.suspend)
+            lock.lock()
+        }
+        defer { lock.unlock() }
+        guard !isAccessing else {
+            throw StoreError.misuse("suspend() inside an access of the same store would wait for itself")
+        }
+        guard !isClosed, !isSuspended else { return }
+        suspension.lock()
+        suspended = true
+        suspension.unlock()
+        // An in-memory store has no file to hold a lock on, and closing would lose it: it only stops accesses.
+        guard !opener.isInMemory, let open = connection else { return }
+        connection = nil
+        open.finalizeStatements()
+        // Closing the last connection of the file checkpoints the WAL into it; with another process's connection
+        // still open, that one does it later.
+        sqlite3_close_v2(open.handle)
+        fileLock?.release()
+        fileLock = nil
+        logger.debug("suspended: connection closed, lock released")
+    }
+
+    /// Takes the `.lock` and opens the connection again, then lets waiting accesses go; see ``resume()-600f7``.
+    func resumeNow() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosed, isSuspended else { return }
+        if !opener.isInMemory, connection == nil {
+            // A read-only store holds no `.lock` (it never replaces the file).
+            let newLock = configuration.readOnly ? nil : try StoreFileLock(databasePath: path)
+            do {
+                connection = SQLiteConnection(handle: try opener.reopen())
+            } catch {
+                newLock?.release()
+                throw error
+            }
+            fileLock = newLock
+        }
+        openGate()
+        logger.debug("resumed")
     }
 
     /// Runs `body` between `begin` and `COMMIT`, rolling back when either throws.

@@ -19,7 +19,7 @@ struct SQLiteOpener {
         self.configuration = configuration
     }
 
-    private var isInMemory: Bool { path == ":memory:" || path.isEmpty }
+    var isInMemory: Bool { path == ":memory:" || path.isEmpty }
     private var logger: TidingsLogger { configuration.logger.scoped("store") }
 
     /// The result of one attempt on the file at `path`.
@@ -69,6 +69,39 @@ struct SQLiteOpener {
                     createdFile: created, migratedFrom: 0, migratedTo: schema.version, recovery: recovery),
                 lock
             )
+        }
+    }
+
+    /// Opens the connection again after ``SQLiteDatabase/suspend()`` closed it: the same pragmas, the key check,
+    /// and the schema version, but no creation, `quick_check`, migration or recovery. The file was healthy and
+    /// migrated when the store opened; what another process may have done meanwhile (replaced a damaged file
+    /// with a fresh one by the same schema) leaves it so, and anything else is thrown rather than repaired.
+    ///
+    /// - Throws: ``StoreError/cannotOpen`` when the file is gone (it is not created again, empty) or holds an
+    ///   older schema; ``StoreError/schemaTooNew``; ``StoreError/wrongKey``; other ``StoreError``s from SQLite.
+    func reopen() throws -> OpaquePointer {
+        if configuration.readOnly {
+            var quick = configuration
+            quick.checksIntegrityOnOpen = false
+            return try SQLiteOpener(path: path, schema: schema, configuration: quick).openReadOnly().0
+        }
+        let handle = try Self.openHandle(path, flags: SQLITE_OPEN_READWRITE)
+        do {
+            try configure(handle)
+            let db = SQLiteConnection(handle: handle)
+            defer { db.finalizeStatements() }
+            try configuration.cipher?.verifyKey(in: db)
+            let found = try db.userVersion()
+            if found > schema.version { throw StoreError.schemaTooNew(found: found, known: schema.version) }
+            guard found == schema.version else {
+                throw StoreError(
+                    .cannotOpen,
+                    message: "the store at \(path) went back to schema version \(found) while suspended; open it again")
+            }
+            return handle
+        } catch {
+            Self.close(handle)
+            throw error
         }
     }
 

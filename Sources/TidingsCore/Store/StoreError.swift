@@ -14,6 +14,7 @@ public struct StoreError: TidingsError {
     enum Code: String, Sendable, Equatable {
         case notADatabase, corrupt, busy, constraint, wrongKey, damagedKeyCheck, tampered, wrongRow
         case schemaTooNew, misuse, typeMismatch, migrationFailed, readOnly, cannotOpen, io, full, sqlite
+        case suspended
     }
 
     let code: Code
@@ -81,6 +82,10 @@ public struct StoreError: TidingsError {
     public static let full = StoreError(.full)
     /// Any other SQLite failure; see `resultCode` and `message`.
     public static let sqlite = StoreError(.sqlite)
+    /// The store is suspended (``SQLiteDatabase/suspend()-8l8d6``) and its configuration says that an access asked
+    /// for meanwhile fails at once (``SQLiteDatabase/SuspendedAccess/fail``): nothing was read or written, and
+    /// the closure did not run. Retry after ``SQLiteDatabase/resume()-600f7``.
+    public static let suspended = StoreError(.suspended)
 
     /// Builds a `schemaTooNew` error for a file at version `found` when the code knows up to `known`.
     public static func schemaTooNew(found: Int, known: Int) -> StoreError {

@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 /// OpenSSL backs crypto and TLS on Linux; Apple platforms use CryptoKit, Security and Network instead.
@@ -173,3 +174,27 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// `TIDINGS_APPLE_STANDINS=1` (set in the environment of `swift build` / `swift test`, with a scratch path of its
+/// own: `--scratch-path .build-apple-standins`) turns this manifest into the Apple stand-in configuration that
+/// Linux builds and tests (docs/ARCHITECTURE.md, "Platforms"): no TIDINGS_OPENSSL, so TidingsCore compiles its
+/// Apple branches, against stand-in modules named like the frameworks they import (Tests/AppleStandIns: CryptoKit,
+/// Security, CommonCrypto, over OpenSSL), and the crypto vector suites of TidingsCoreTests run through them.
+/// Only here do the stand-ins exist: no product of the published package can ever see them.
+if Context.environment["TIDINGS_APPLE_STANDINS"] == "1" {
+    let systemLibraries = package.targets.filter { $0.name == "CSQLite" || $0.name == "COpenSSL" }
+    // The crypto suites of TidingsCoreTests (Crypto*.swift); the rest of its folder is left out.
+    let otherTests =
+        (try? FileManager.default.contentsOfDirectory(atPath: Context.packageDirectory + "/Tests/TidingsCoreTests"))?
+        .filter { !$0.hasPrefix("Crypto") }.sorted() ?? []
+    package.products = []
+    package.targets =
+        systemLibraries + [
+            .target(name: "CryptoKit", dependencies: ["COpenSSL"], path: "Tests/AppleStandIns/CryptoKit"),
+            .target(name: "Security", dependencies: ["COpenSSL"], path: "Tests/AppleStandIns/Security"),
+            .target(name: "CommonCrypto", dependencies: ["COpenSSL"], path: "Tests/AppleStandIns/CommonCrypto"),
+            .target(name: "TidingsCore", dependencies: ["CSQLite", "CryptoKit", "Security", "CommonCrypto"]),
+            .target(name: "PeerSupport", dependencies: ["TidingsCore"], path: "Tests/PeerSupport"),
+            .testTarget(name: "TidingsCoreTests", dependencies: ["TidingsCore", "PeerSupport"], exclude: otherTests),
+        ]
+}

@@ -89,6 +89,42 @@ import TidingsSandbox
         #expect(await sandbox.child.waitForExit(timeout: .seconds(20)) == .exited(0))
     }
 
+    /// A server restarted cold answers the first sync from its database (the last chat's content only) and
+    /// pushes `cache_primed` when its re-warm ends: `openmates sync` waits for the sync asked for then, so an
+    /// empty store plus a cold cache never ends "complete" with the newest chats empty; a re-warm that outlasts
+    /// `--timeout` is exit 75.
+    @Test func aColdServerIsWaitedForUntilItsCacheIsPrimedOrTheTimeout() async throws {
+        let warm = try await SandboxOpenMatesLaunch.start(["--cold-for", "1"])
+        defer { warm.child.signal(SIGKILL) }
+        #expect(warm.output.contains("cache cold until 1 s after the first sync"))
+        let store = try temporaryStore()
+        let run = try await ToolRun.run([
+            "openmates", "sync", "--server", warm.origin.absoluteString, "--token", warm.token, "--store", store,
+            "--json",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let objects = try run.standardOutput.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        let received = try #require(objects.first { $0["type"] == "traffic" && $0["direction"] == "received" })
+        #expect(received["counts"]?["cache_primed"] == 1)
+        #expect(received["counts"]?["phased_sync_complete"] == 2)
+        // The sync after the re-warm filled phase 1b's 10 parents, not the database answer's one.
+        let summary = try #require(objects.first { $0["type"] == "store" })
+        #expect(summary["chats"] == 26)
+        #expect(summary["metadataOnly"] == 16, "\(summary)")
+        #expect(objects.last?["sync"] == "complete")
+        _ = try await warm.stop()
+
+        let cold = try await SandboxOpenMatesLaunch.start(["--cold-for", "600"])
+        defer { cold.child.signal(SIGKILL) }
+        let pending = try await ToolRun.run([
+            "openmates", "sync", "--server", cold.origin.absoluteString, "--token", cold.token, "--store",
+            try temporaryStore(), "--timeout", "3",
+        ])
+        #expect(pending.status == 75)
+        #expect(pending.standardOutput.hasSuffix("sync: pending\n"))
+        _ = try await cold.stop()
+    }
+
     @Test func aSyncStillPendingAtTheTimeoutExits75AndIsNeverCompletedByTime() async throws {
         let token = "tok-SECRET-75"
         let server = OpenMatesSandboxServer(token: token)

@@ -21,11 +21,12 @@ struct SandboxOpenMatesLaunch {
     /// The prefetch endpoint's origin (the `prefetch: POST …` line without `/v1/…`).
     let prefetchOrigin: URL
 
-    /// Starts the sandbox and reads its banner (30 s at most); the caller stops it with ``stop()``, and a
+    /// Starts the sandbox (with `extraArguments`, e.g. `--cold-for 1`) and reads its banner (30 s at most); the caller stops it with ``stop()``, and a
     /// `defer { launch.child.signal(SIGKILL) }` ends it whatever happens.
-    static func start() async throws -> SandboxOpenMatesLaunch {
+    static func start(_ extraArguments: [String] = []) async throws -> SandboxOpenMatesLaunch {
         let child = try ChildProcess.spawn(
-            executable: ToolRun.executable.path, arguments: ["sandbox", "openmates"], standardError: .nullDevice)
+            executable: ToolRun.executable.path, arguments: ["sandbox", "openmates"] + extraArguments,
+            standardError: .nullDevice)
         do {
             let (printed, complete) = try await child.readOutput(timeout: .seconds(30)) { data in
                 String(decoding: data, as: UTF8.self).contains("\nconnect: ")

@@ -32,6 +32,7 @@
             let attributes: [CFString: Any] = [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: keyClass]
             var error: Unmanaged<CFError>?
             guard let key = SecKeyCreateWithData(Data(pkcs1) as CFData, attributes as CFDictionary, &error) else {
+                error?.release()
                 throw .invalidKey("Security refused the RSA key")
             }
             return RSAKeyHandle(key: key)
@@ -56,6 +57,7 @@
         private static func externalRepresentation(_ handle: RSAKeyHandle) throws(CryptoError) -> [UInt8] {
             var error: Unmanaged<CFError>?
             guard let data = SecKeyCopyExternalRepresentation(handle.key, &error) as Data? else {
+                error?.release()
                 throw .backend("SecKeyCopyExternalRepresentation")
             }
             return [UInt8](data)
@@ -89,7 +91,10 @@
         {
             var error: Unmanaged<CFError>?
             guard let data = SecKeyCreateEncryptedData(key.key, algorithm(padding), Data(plaintext) as CFData, &error)
-            else { throw .backend("SecKeyCreateEncryptedData") }
+            else {
+                error?.release()
+                throw .backend("SecKeyCreateEncryptedData")
+            }
             return [UInt8](data as Data)
         }
 
@@ -100,7 +105,10 @@
             if padding == .pkcs1v15 { return try decryptRejectingImplicitly(ciphertext, key: key) }
             var error: Unmanaged<CFError>?
             guard let data = SecKeyCreateDecryptedData(key.key, algorithm(padding), Data(ciphertext) as CFData, &error)
-            else { throw .decryptionFailure }
+            else {
+                error?.release()
+                throw .decryptionFailure
+            }
             return [UInt8](data as Data)
         }
 
@@ -114,10 +122,11 @@
             let byteCount = SecKeyGetBlockSize(key.key)
             guard ciphertext.count == byteCount else { throw .decryptionFailure }
             var error: Unmanaged<CFError>?
-            guard
-                let data = SecKeyCreateDecryptedData(key.key, .rsaEncryptionRaw, Data(ciphertext) as CFData, &error)
-                    as Data?, data.count <= byteCount
-            else { throw .decryptionFailure }
+            let decrypted = SecKeyCreateDecryptedData(key.key, .rsaEncryptionRaw, Data(ciphertext) as CFData, &error)
+            // Security hands back a retained error on failure; the ciphertext comes from the network, so each
+            // refused one would otherwise leak one.
+            error?.release()
+            guard let data = decrypted as Data?, data.count <= byteCount else { throw .decryptionFailure }
             var encoded = [UInt8](repeating: 0, count: byteCount - data.count) + [UInt8](data)
             var exponent: [UInt8]
             do {

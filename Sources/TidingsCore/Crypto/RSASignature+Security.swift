@@ -8,15 +8,21 @@
             guard
                 let data = SecKeyCreateSignature(
                     key.key, .rsaSignatureMessagePKCS1v15SHA512, Data(message) as CFData, &error)
-            else { throw .backend("SecKeyCreateSignature") }
+            else {
+                error?.release()
+                throw .backend("SecKeyCreateSignature")
+            }
             return [UInt8](data as Data)
         }
 
         static func verifySHA512PKCS1(_ signature: [UInt8], message: [UInt8], key: RSAKeyHandle) -> Bool {
             var error: Unmanaged<CFError>?
-            return SecKeyVerifySignature(
+            let verified = SecKeyVerifySignature(
                 key.key, .rsaSignatureMessagePKCS1v15SHA512, Data(message) as CFData, Data(signature) as CFData,
                 &error)
+            // A refused signature (from the network) comes with a retained error: released, not leaked.
+            error?.release()
+            return verified
         }
     }
 #endif

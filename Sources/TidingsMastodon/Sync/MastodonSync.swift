@@ -50,6 +50,8 @@ public actor MastodonSync {
         var push: MastodonPushRegistration
         var stream: MastodonUserStream?
         var onNotification: (@Sendable (MastodonNotification) async -> Void)?
+        /// What raises the account's notifications inside a background refresh.
+        var backgroundRaiser: MastodonBackgroundRaiser?
         var tasks: [Task<Void, Never>] = []
         var lastRecheck: Duration?
         /// The gate the account's polling consults; automatic work beside the ticks consults it too.
@@ -504,10 +506,32 @@ public actor MastodonSync {
         try await scheduler.timelineAppeared(name, account: key)
     }
 
-    /// The system's background refresh: notifications of every account that needs them within `budget`
-    /// (see ``MastodonPollScheduler/backgroundRefresh(budget:)``).
+    /// The system's background refresh (`BGAppRefreshTask`, WorkManager): in one call, within `budget` on the
+    /// injected clock, every account that needs it has its notifications polled, what is new raised by the
+    /// account's raiser (``setBackgroundRaiser(account:_:)``) and its unread count read, then the raiser told so,
+    /// which updates the badge and the widget snapshot; never timelines (see
+    /// ``MastodonPollScheduler/backgroundRefresh(budget:raisers:)``). When the budget ends, what is in flight is
+    /// cancelled and what was stored and raised stays so: the next run raises only what is left (the policy's
+    /// raised set), nothing twice. An account without push (Nextcloud Social) learns of anything in the background
+    /// through this call alone.
+    ///
+    /// For example, in the app's refresh task:
+    ///
+    /// ```swift
+    /// let report = await sync.backgroundRefresh(budget: .seconds(25))
+    /// scheduleNextRefresh(after: report.nextRefreshIn)
+    /// ```
     public func backgroundRefresh(budget: Duration = .seconds(25)) async -> MastodonBackgroundRefreshReport {
-        await scheduler.backgroundRefresh(budget: budget)
+        let raisers = accounts.compactMapValues(\.backgroundRaiser)
+        return await scheduler.backgroundRefresh(budget: budget, raisers: raisers)
+    }
+
+    /// Sets what raises an account's notifications inside ``backgroundRefresh(budget:)`` (TidingsPush's
+    /// `MastodonNotificationRaiser.raiseInBackgroundRefreshes(of:)`); nil stops it. Forgotten when the account signs
+    /// out or is added again.
+    public func setBackgroundRaiser(account key: String, _ raiser: MastodonBackgroundRaiser?) {
+        guard accounts[key] != nil else { return }
+        accounts[key]?.backgroundRaiser = raiser
     }
 
     /// When the app should schedule its next background refresh (never under 15 minutes).

@@ -510,7 +510,9 @@ public actor MastodonPollScheduler {
         let auth = state.account.authorization?.authState ?? .signedIn
         var tiers: MastodonTiers
         if let capabilities = state.account.capabilities {
-            let app = MastodonAppState(foreground: foreground, online: path.satisfied, isActiveAccount: isActive)
+            let app = MastodonAppState(
+                foreground: foreground, online: path.satisfied, isActiveAccount: isActive,
+                notificationsOnly: settings.wifiOnly && path.isMetered)
             tiers = MastodonTierPolicy.tiers(
                 capabilities: capabilities, app: app, push: state.account.push, auth: auth)
         } else {

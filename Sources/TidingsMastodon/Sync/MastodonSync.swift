@@ -12,8 +12,10 @@ import TidingsCore
 ///   gets them, its filters and the server's markers on the next foreground or satisfied network path, and
 ///   its stream when the tiers then allow one.
 /// - The user stream runs for the active account only, while the app is in the foreground and online, the
-///   server offers streaming and the account is signed in (``MastodonTierPolicy``); it closes at once when the
-///   app goes to the background, goes offline or another account becomes active. Its state is reported to
+///   server offers streaming, the account is signed in and "Wi-Fi only sync" does not hold on a metered path
+///   (``MastodonTierPolicy``; notifications only there, so no stream and no Home backfill); it closes at once
+///   when the app goes to the background, goes offline or onto such a path, or another account becomes active.
+///   Its state is reported to
 ///   the scheduler (``MastodonPollScheduler/setStreamOpen(_:account:)``): a stream that is not open puts the
 ///   account back on the adaptive table, an open one slows polling to the safety net.
 /// - A stream that gave up is started again only when the app returns to the foreground, the network returns or
@@ -86,6 +88,9 @@ public actor MastodonSync {
     private var accounts: [String: Account] = [:]
     private var foreground = true
     private var online = true
+    /// "Wi-Fi only sync" on a metered path: notifications only, so no stream (and no Home backfill).
+    private var wifiOnly: Bool
+    private var metered = false
     private var activeAccount: String?
     private var queuedHousekeeping: [String: Int] = [:]
     private var settleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -113,6 +118,7 @@ public actor MastodonSync {
         logger: TidingsLogger = .disabled
     ) {
         self.logger = logger
+        self.wifiOnly = settings.wifiOnly
         switch rateLimiting.mode {
         case .own(let limits):
             rateBudget = RateBudget(configuration: limits, clock: clock, wallClock: now, random: random)
@@ -360,9 +366,12 @@ public actor MastodonSync {
         case .networkPath(let path):
             resume = path.satisfied && !online
             online = path.satisfied
+            metered = path.isMetered
             // At once, before any debounced marker post can come due on the old path.
             for key in accounts.keys.sorted() { await accounts[key]?.engine.setNetworkSatisfied(path.satisfied) }
-        case .visibleTimeline, .interaction, .lowPower, .settings:
+        case .settings(let settings):
+            wifiOnly = settings.wifiOnly
+        case .visibleTimeline, .interaction, .lowPower:
             break
         }
         await scheduler.appStateChanged(event)
@@ -627,7 +636,8 @@ public actor MastodonSync {
                     MastodonTierPolicy.tiers(
                         capabilities: $0,
                         app: MastodonAppState(
-                            foreground: foreground, online: online, isActiveAccount: key == activeAccount),
+                            foreground: foreground, online: online, isActiveAccount: key == activeAccount,
+                            notificationsOnly: wifiOnly && metered),
                         push: account.push, auth: auth
                     ).streaming
                 } ?? false

@@ -32,7 +32,9 @@ import TidingsCore
 ///   ``appStateChanged(_:)`` returns promptly; ``housekeepingSettled()`` waits for it.
 /// - ``changes()`` merges every engine's changes and every stream's states into one bounded stream per subscriber.
 /// - Every account added is recorded in its store's durable signed-in accounts (no token), which migrations
-///   and recovery keep; ``restoreAccounts(from:pageLimit:client:)`` signs them in again after a relaunch, and
+///   and recovery keep, with its own ID on the server (``MastodonAccountEngine/learnReaderID()``, asked at
+///   sign-in, or at the next foreground or network return after an offline one, never again once kept);
+///   ``restoreAccounts(from:pageLimit:client:)`` signs them in again after a relaunch, and
 ///   ``signOut(account:)`` forgets the record.
 /// - ``signOut(account:)`` stops the account's polling and stream; a refused token (needs reauthentication)
 ///   stops them until ``signIn(account:token:)``.
@@ -186,6 +188,8 @@ public actor MastodonSync {
         let capabilities = try? await engine.capabilities()
         // Filters at sign-in and launch; a server without them (Nextcloud Social) or offline leaves them nil.
         if capabilities != nil { _ = try? await engine.refreshFilters() }
+        // Who the reader is, kept with the account: a relaunch finds it stored and asks nothing.
+        if capabilities != nil { _ = try? await engine.learnReaderID() }
         var account = Account(engine: engine, capabilities: capabilities, push: push, gate: gate)
         let changes = engine.changes()
         account.tasks.append(
@@ -301,6 +305,7 @@ public actor MastodonSync {
         guard let account = accounts[key] else { return }
         account.engine.client.authorization.signIn(token: token)
         _ = try? await account.engine.refreshFilters()
+        if await account.engine.readerID == nil { _ = try? await account.engine.learnReaderID() }
         await scheduler.resumeAccount(key)
         await reevaluateStreams(resume: true)
     }
@@ -439,6 +444,7 @@ public actor MastodonSync {
             _ = try? await engine.refreshFilters()
             await reevaluateStreams(resume: true)
         }
+        if await engine.readerID == nil { _ = try? await engine.learnReaderID() }
         if job == .networkReturn, await !engine.serverMarkersRead { _ = try? await engine.syncMarkers() }
     }
 

@@ -6,7 +6,8 @@ import TidingsCore
 /// active account.
 ///
 /// Guarantees:
-/// - Each account's capabilities are fetched when it is added and on ``refreshCapabilities(account:)``; the
+/// - Each account's capabilities are fetched when it is added (launch, sign-in), on a foreground when they were
+///   read ``capabilitiesRefreshInterval`` (an hour) ago or more, and on ``refreshCapabilities(account:)``; the
 ///   engine and the scheduler get them, so a v1-only server is not asked v2 first and the tiers are chosen
 ///   again whenever they change. An account added while its server could not be reached (an offline launch)
 ///   gets them, its filters and the server's markers on the next foreground or satisfied network path, and
@@ -51,6 +52,8 @@ public actor MastodonSync {
     private struct Account {
         let engine: MastodonAccountEngine
         var capabilities: MastodonCapabilities?
+        /// When the capabilities were last read (the sync's clock), for the hourly foreground re-read.
+        var capabilitiesReadAt: Duration?
         var push: MastodonPushRegistration
         var stream: MastodonUserStream?
         var onNotification: (@Sendable (MastodonNotification) async -> Void)?
@@ -75,6 +78,11 @@ public actor MastodonSync {
         /// marker post that waited for it, then the outbox replayed.
         case networkReturn
     }
+
+    /// How old an account's capabilities must be for a foreground to read them again (seed 002 §2: tiers are
+    /// chosen again when capabilities refresh; at most hourly, so a foreground costs no request more the rest of
+    /// the time).
+    public static let capabilitiesRefreshInterval: Duration = .seconds(3600)
 
     /// The scheduler polling every account (for diagnostics, plans and tests).
     public nonisolated let scheduler: MastodonPollScheduler
@@ -191,6 +199,7 @@ public actor MastodonSync {
         // Who the reader is, kept with the account: a relaunch finds it stored and asks nothing.
         if capabilities != nil { _ = try? await engine.learnReaderID() }
         var account = Account(engine: engine, capabilities: capabilities, push: push, gate: gate)
+        if capabilities != nil { account.capabilitiesReadAt = timeline.elapsed }
         let changes = engine.changes()
         account.tasks.append(
             Task { [weak self] in
@@ -341,6 +350,7 @@ public actor MastodonSync {
     public func refreshCapabilities(account key: String) async throws -> MastodonCapabilities? {
         guard let engine = accounts[key]?.engine else { return nil }
         let fresh = try await engine.refreshCapabilities()
+        if accounts[key]?.engine === engine { accounts[key]?.capabilitiesReadAt = timeline.elapsed }
         guard accounts[key] != nil, accounts[key]?.capabilities != fresh else { return fresh }
         accounts[key]?.capabilities = fresh
         broadcaster.publish(.capabilities(account: key, fresh))
@@ -439,10 +449,16 @@ public actor MastodonSync {
         if accounts[key]?.capabilities == nil {
             guard let fetched = try? await engine.capabilities(), accounts[key]?.engine === engine else { return }
             accounts[key]?.capabilities = fetched
+            accounts[key]?.capabilitiesReadAt = timeline.elapsed
             broadcaster.publish(.capabilities(account: key, fetched))
             await scheduler.updateAccount(key, capabilities: fetched, push: accounts[key]?.push ?? .none)
             _ = try? await engine.refreshFilters()
             await reevaluateStreams(resume: true)
+        } else if job == .foreground, let readAt = accounts[key]?.capabilitiesReadAt,
+            timeline.elapsed - readAt >= Self.capabilitiesRefreshInterval
+        {
+            // A server upgraded meanwhile: a streaming URL or a VAPID key that appeared (or went) is followed.
+            _ = try? await refreshCapabilities(account: key)
         }
         if await engine.readerID == nil { _ = try? await engine.learnReaderID() }
         if job == .networkReturn, await !engine.serverMarkersRead { _ = try? await engine.syncMarkers() }

@@ -14,6 +14,11 @@ extension MastodonAPIClient {
         try await get(MastodonInstanceV1.self, "/api/v1/instance")
     }
 
+    /// `GET /api/v1/accounts/verify_credentials`: the account the token signs in as (the reader's own ID).
+    public func verifyCredentials() async throws -> MastodonAccount {
+        try await get(MastodonAccount.self, "/api/v1/accounts/verify_credentials")
+    }
+
     /// `GET /api/v1/timelines/home` within `range`.
     public func homeTimeline(_ range: MastodonPageRange = MastodonPageRange()) async throws -> MastodonPage<
         MastodonStatus

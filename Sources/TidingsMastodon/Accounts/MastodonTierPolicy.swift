@@ -6,12 +6,16 @@ public struct MastodonAppState: Sendable, Hashable {
     public var online: Bool
     /// Whether this account is the one on screen (only the active account streams).
     public var isActiveAccount: Bool
+    /// Whether only notifications may be fetched: "Wi-Fi only sync" on a metered path (seed 002 §3). No stream
+    /// opens then, as it would feed Home.
+    public var notificationsOnly: Bool
 
     /// A state.
-    public init(foreground: Bool, online: Bool, isActiveAccount: Bool) {
+    public init(foreground: Bool, online: Bool, isActiveAccount: Bool, notificationsOnly: Bool = false) {
         self.foreground = foreground
         self.online = online
         self.isActiveAccount = isActiveAccount
+        self.notificationsOnly = notificationsOnly
     }
 }
 
@@ -60,7 +64,9 @@ public struct MastodonTiers: Sendable, Hashable {
 /// - An account that needs reauthentication gets nothing: no push counted, no stream, no polling.
 /// - Push is on when a registration is active (it works in the background and offline it simply
 ///   does not arrive, so it does not depend on the app state).
-/// - Streaming needs an advertised streaming URL, the foreground, the network, and the active account.
+/// - Streaming needs an advertised streaming URL, the foreground, the network, and the active account, and
+///   not "Wi-Fi only sync" on a metered path (notifications only there: the stream and its Home backfill would
+///   spend the data the person asked to keep).
 /// - Polling stops offline (it resumes on the path update, not on a timer); in the background only the
 ///   background refresh polls; beside an open stream polling slows to a safety net (5 min, 10 min when
 ///   pushed); otherwise the adaptive table runs, pushed or not (push may be lossy).
@@ -72,7 +78,9 @@ public enum MastodonTierPolicy {
     ) -> MastodonTiers {
         guard auth == .signedIn else { return MastodonTiers(push: false, streaming: false, polling: .stopped) }
         let pushed = push == .active
-        let streaming = capabilities.offersStreaming && app.foreground && app.online && app.isActiveAccount
+        let streaming =
+            capabilities.offersStreaming && app.foreground && app.online && app.isActiveAccount
+            && !app.notificationsOnly
         let polling: MastodonTiers.Polling
         if !app.online {
             polling = .stopped

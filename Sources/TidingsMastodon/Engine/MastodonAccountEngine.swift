@@ -50,6 +50,8 @@ public actor MastodonAccountEngine: MastodonPollTarget {
     /// The server answered `GET /api/v1/statuses?id[]=` as a route it lacks (a compatible server that names a
     /// Mastodon 4.3+ version): re-checks go one status at a time from then on.
     var statusesByIDMissing = false
+    /// The reader's own account ID once read from the store or learned (``learnReaderID()``).
+    var readerIDCache: ServerID?
 
     /// Runs on the store's queue (its `SQLiteExecutor`).
     public nonisolated var unownedExecutor: UnownedSerialExecutor {

@@ -400,11 +400,22 @@ public actor MastodonPollScheduler {
     /// The system's background refresh: notifications and the unread count of every account that
     /// needs it, concurrently, within `budget`; what is in flight when it ends is cancelled (the
     /// engine keeps what it stored). Never timelines.
-    public func backgroundRefresh(budget: Duration = .seconds(25)) async -> MastodonBackgroundRefreshReport {
+    ///
+    /// - Parameters:
+    ///   - budget: The platform's window (25 s); everything, raising included, ends with it.
+    ///   - raisers: For each account that has one, what raises its notifications: told
+    ///     ``MastodonBackgroundRaiseStep/notificationsPolled`` as soon as its notifications are stored (before the
+    ///     unread count is asked), then ``MastodonBackgroundRaiseStep/unreadCountRead`` (also when the server has
+    ///     no count), each inside the budget, so a cut run has raised what it stored up to then.
+    public func backgroundRefresh(
+        budget: Duration = .seconds(25), raisers: [String: MastodonBackgroundRaiser] = [:]
+    ) async -> MastodonBackgroundRefreshReport {
         var report = MastodonBackgroundRefreshReport()
         report.nextRefreshIn = backgroundRefreshHint
         let now = timeline.elapsed
-        var jobs: [(key: String, target: any MastodonPollTarget, countMissing: Bool)] = []
+        var jobs:
+            [(key: String, target: any MastodonPollTarget, countMissing: Bool, raise: MastodonBackgroundRaiser?)] =
+                []
         for key in accounts.keys.sorted() {
             guard let state = accounts[key] else { continue }
             let loopState = await state.loop.state
@@ -419,7 +430,7 @@ public actor MastodonPollScheduler {
             } else if let gate = state.account.gate, await gate.pause() > .zero {
                 report.skipped.append(key)
             } else {
-                jobs.append((key, state.account.target, state.unreadCount.missing))
+                jobs.append((key, state.account.target, state.unreadCount.missing, raisers[key]))
             }
         }
         guard !jobs.isEmpty else { return report }
@@ -431,12 +442,25 @@ public actor MastodonPollScheduler {
             }
             for job in jobs {
                 group.addTask {
+                    var notificationsPolled = false
                     do {
                         try await job.target.pollNotifications()
-                        if job.countMissing { return (job.key, .polled(nil)) }
-                        return (job.key, .polled(try await job.target.pollUnreadCount()))
-                    } catch  where MastodonUnreadCountSupport.isMissingAnswer(error) && !Task.isCancelled {
+                        notificationsPolled = true
+                        // Raised at once: a run the budget cuts while the count is asked has told the person.
+                        await job.raise?(.notificationsPolled)
+                        if job.countMissing {
+                            await job.raise?(.unreadCountRead)
+                            return (job.key, .polled(nil))
+                        }
+                        let count = try await job.target.pollUnreadCount()
+                        await job.raise?(.unreadCountRead)
+                        return (job.key, .polled(count))
+                    } catch
+                        where notificationsPolled && MastodonUnreadCountSupport.isMissingAnswer(error)
+                        && !Task.isCancelled
+                    {
                         // Notifications were polled; only the count is missing (Nextcloud Social).
+                        await job.raise?(.unreadCountRead)
                         return (job.key, .countMissing)
                     } catch {
                         return (job.key, Task.isCancelled ? .cutShort : .failed)
@@ -486,7 +510,9 @@ public actor MastodonPollScheduler {
         let auth = state.account.authorization?.authState ?? .signedIn
         var tiers: MastodonTiers
         if let capabilities = state.account.capabilities {
-            let app = MastodonAppState(foreground: foreground, online: path.satisfied, isActiveAccount: isActive)
+            let app = MastodonAppState(
+                foreground: foreground, online: path.satisfied, isActiveAccount: isActive,
+                notificationsOnly: settings.wifiOnly && path.isMetered)
             tiers = MastodonTierPolicy.tiers(
                 capabilities: capabilities, app: app, push: state.account.push, auth: auth)
         } else {

@@ -6,14 +6,17 @@ import TidingsCore
 /// active account.
 ///
 /// Guarantees:
-/// - Each account's capabilities are fetched when it is added and on ``refreshCapabilities(account:)``; the
+/// - Each account's capabilities are fetched when it is added (launch, sign-in), on a foreground when they were
+///   read ``capabilitiesRefreshInterval`` (an hour) ago or more, and on ``refreshCapabilities(account:)``; the
 ///   engine and the scheduler get them, so a v1-only server is not asked v2 first and the tiers are chosen
 ///   again whenever they change. An account added while its server could not be reached (an offline launch)
 ///   gets them, its filters and the server's markers on the next foreground or satisfied network path, and
 ///   its stream when the tiers then allow one.
 /// - The user stream runs for the active account only, while the app is in the foreground and online, the
-///   server offers streaming and the account is signed in (``MastodonTierPolicy``); it closes at once when the
-///   app goes to the background, goes offline or another account becomes active. Its state is reported to
+///   server offers streaming, the account is signed in and "Wi-Fi only sync" does not hold on a metered path
+///   (``MastodonTierPolicy``; notifications only there, so no stream and no Home backfill); it closes at once
+///   when the app goes to the background, goes offline or onto such a path, or another account becomes active.
+///   Its state is reported to
 ///   the scheduler (``MastodonPollScheduler/setStreamOpen(_:account:)``): a stream that is not open puts the
 ///   account back on the adaptive table, an open one slows polling to the safety net.
 /// - A stream that gave up is started again only when the app returns to the foreground, the network returns or
@@ -30,7 +33,9 @@ import TidingsCore
 ///   ``appStateChanged(_:)`` returns promptly; ``housekeepingSettled()`` waits for it.
 /// - ``changes()`` merges every engine's changes and every stream's states into one bounded stream per subscriber.
 /// - Every account added is recorded in its store's durable signed-in accounts (no token), which migrations
-///   and recovery keep; ``restoreAccounts(from:pageLimit:client:)`` signs them in again after a relaunch, and
+///   and recovery keep, with its own ID on the server (``MastodonAccountEngine/learnReaderID()``, asked at
+///   sign-in, or at the next foreground or network return after an offline one, never again once kept);
+///   ``restoreAccounts(from:pageLimit:client:)`` signs them in again after a relaunch, and
 ///   ``signOut(account:)`` forgets the record.
 /// - ``signOut(account:)`` stops the account's polling and stream; a refused token (needs reauthentication)
 ///   stops them until ``signIn(account:token:)``.
@@ -47,9 +52,13 @@ public actor MastodonSync {
     private struct Account {
         let engine: MastodonAccountEngine
         var capabilities: MastodonCapabilities?
+        /// When the capabilities were last read (the sync's clock), for the hourly foreground re-read.
+        var capabilitiesReadAt: Duration?
         var push: MastodonPushRegistration
         var stream: MastodonUserStream?
         var onNotification: (@Sendable (MastodonNotification) async -> Void)?
+        /// What raises the account's notifications inside a background refresh.
+        var backgroundRaiser: MastodonBackgroundRaiser?
         var tasks: [Task<Void, Never>] = []
         var lastRecheck: Duration?
         /// The gate the account's polling consults; automatic work beside the ticks consults it too.
@@ -70,6 +79,11 @@ public actor MastodonSync {
         case networkReturn
     }
 
+    /// How old an account's capabilities must be for a foreground to read them again (seed 002 §2: tiers are
+    /// chosen again when capabilities refresh; at most hourly, so a foreground costs no request more the rest of
+    /// the time).
+    public static let capabilitiesRefreshInterval: Duration = .seconds(3600)
+
     /// The scheduler polling every account (for diagnostics, plans and tests).
     public nonisolated let scheduler: MastodonPollScheduler
     private let clock: any Clock<Duration>
@@ -84,6 +98,9 @@ public actor MastodonSync {
     private var accounts: [String: Account] = [:]
     private var foreground = true
     private var online = true
+    /// "Wi-Fi only sync" on a metered path: notifications only, so no stream (and no Home backfill).
+    private var wifiOnly: Bool
+    private var metered = false
     private var activeAccount: String?
     private var queuedHousekeeping: [String: Int] = [:]
     private var settleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -111,6 +128,7 @@ public actor MastodonSync {
         logger: TidingsLogger = .disabled
     ) {
         self.logger = logger
+        self.wifiOnly = settings.wifiOnly
         switch rateLimiting.mode {
         case .own(let limits):
             rateBudget = RateBudget(configuration: limits, clock: clock, wallClock: now, random: random)
@@ -178,7 +196,10 @@ public actor MastodonSync {
         let capabilities = try? await engine.capabilities()
         // Filters at sign-in and launch; a server without them (Nextcloud Social) or offline leaves them nil.
         if capabilities != nil { _ = try? await engine.refreshFilters() }
+        // Who the reader is, kept with the account: a relaunch finds it stored and asks nothing.
+        if capabilities != nil { _ = try? await engine.learnReaderID() }
         var account = Account(engine: engine, capabilities: capabilities, push: push, gate: gate)
+        if capabilities != nil { account.capabilitiesReadAt = timeline.elapsed }
         let changes = engine.changes()
         account.tasks.append(
             Task { [weak self] in
@@ -293,6 +314,7 @@ public actor MastodonSync {
         guard let account = accounts[key] else { return }
         account.engine.client.authorization.signIn(token: token)
         _ = try? await account.engine.refreshFilters()
+        if await account.engine.readerID == nil { _ = try? await account.engine.learnReaderID() }
         await scheduler.resumeAccount(key)
         await reevaluateStreams(resume: true)
     }
@@ -328,6 +350,7 @@ public actor MastodonSync {
     public func refreshCapabilities(account key: String) async throws -> MastodonCapabilities? {
         guard let engine = accounts[key]?.engine else { return nil }
         let fresh = try await engine.refreshCapabilities()
+        if accounts[key]?.engine === engine { accounts[key]?.capabilitiesReadAt = timeline.elapsed }
         guard accounts[key] != nil, accounts[key]?.capabilities != fresh else { return fresh }
         accounts[key]?.capabilities = fresh
         broadcaster.publish(.capabilities(account: key, fresh))
@@ -358,9 +381,12 @@ public actor MastodonSync {
         case .networkPath(let path):
             resume = path.satisfied && !online
             online = path.satisfied
+            metered = path.isMetered
             // At once, before any debounced marker post can come due on the old path.
             for key in accounts.keys.sorted() { await accounts[key]?.engine.setNetworkSatisfied(path.satisfied) }
-        case .visibleTimeline, .interaction, .lowPower, .settings:
+        case .settings(let settings):
+            wifiOnly = settings.wifiOnly
+        case .visibleTimeline, .interaction, .lowPower:
             break
         }
         await scheduler.appStateChanged(event)
@@ -423,11 +449,18 @@ public actor MastodonSync {
         if accounts[key]?.capabilities == nil {
             guard let fetched = try? await engine.capabilities(), accounts[key]?.engine === engine else { return }
             accounts[key]?.capabilities = fetched
+            accounts[key]?.capabilitiesReadAt = timeline.elapsed
             broadcaster.publish(.capabilities(account: key, fetched))
             await scheduler.updateAccount(key, capabilities: fetched, push: accounts[key]?.push ?? .none)
             _ = try? await engine.refreshFilters()
             await reevaluateStreams(resume: true)
+        } else if job == .foreground, let readAt = accounts[key]?.capabilitiesReadAt,
+            timeline.elapsed - readAt >= Self.capabilitiesRefreshInterval
+        {
+            // A server upgraded meanwhile: a streaming URL or a VAPID key that appeared (or went) is followed.
+            _ = try? await refreshCapabilities(account: key)
         }
+        if await engine.readerID == nil { _ = try? await engine.learnReaderID() }
         if job == .networkReturn, await !engine.serverMarkersRead { _ = try? await engine.syncMarkers() }
     }
 
@@ -504,10 +537,32 @@ public actor MastodonSync {
         try await scheduler.timelineAppeared(name, account: key)
     }
 
-    /// The system's background refresh: notifications of every account that needs them within `budget`
-    /// (see ``MastodonPollScheduler/backgroundRefresh(budget:)``).
+    /// The system's background refresh (`BGAppRefreshTask`, WorkManager): in one call, within `budget` on the
+    /// injected clock, every account that needs it has its notifications polled, what is new raised by the
+    /// account's raiser (``setBackgroundRaiser(account:_:)``) and its unread count read, then the raiser told so,
+    /// which updates the badge and the widget snapshot; never timelines (see
+    /// ``MastodonPollScheduler/backgroundRefresh(budget:raisers:)``). When the budget ends, what is in flight is
+    /// cancelled and what was stored and raised stays so: the next run raises only what is left (the policy's
+    /// raised set), nothing twice. An account without push (Nextcloud Social) learns of anything in the background
+    /// through this call alone.
+    ///
+    /// For example, in the app's refresh task:
+    ///
+    /// ```swift
+    /// let report = await sync.backgroundRefresh(budget: .seconds(25))
+    /// scheduleNextRefresh(after: report.nextRefreshIn)
+    /// ```
     public func backgroundRefresh(budget: Duration = .seconds(25)) async -> MastodonBackgroundRefreshReport {
-        await scheduler.backgroundRefresh(budget: budget)
+        let raisers = accounts.compactMapValues(\.backgroundRaiser)
+        return await scheduler.backgroundRefresh(budget: budget, raisers: raisers)
+    }
+
+    /// Sets what raises an account's notifications inside ``backgroundRefresh(budget:)`` (TidingsPush's
+    /// `MastodonNotificationRaiser.raiseInBackgroundRefreshes(of:)`); nil stops it. Forgotten when the account signs
+    /// out or is added again.
+    public func setBackgroundRaiser(account key: String, _ raiser: MastodonBackgroundRaiser?) {
+        guard accounts[key] != nil else { return }
+        accounts[key]?.backgroundRaiser = raiser
     }
 
     /// When the app should schedule its next background refresh (never under 15 minutes).
@@ -603,7 +658,8 @@ public actor MastodonSync {
                     MastodonTierPolicy.tiers(
                         capabilities: $0,
                         app: MastodonAppState(
-                            foreground: foreground, online: online, isActiveAccount: key == activeAccount),
+                            foreground: foreground, online: online, isActiveAccount: key == activeAccount,
+                            notificationsOnly: wifiOnly && metered),
                         push: account.push, auth: auth
                     ).streaming
                 } ?? false

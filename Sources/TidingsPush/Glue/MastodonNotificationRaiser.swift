@@ -127,7 +127,7 @@ public actor MastodonNotificationRaiser {
     public func streamed(_ notification: MastodonNotification) async throws -> AccountNotificationDecision? {
         guard
             let parsed = NotificationCandidate(
-                notification, account: account, origin: .stream, readerID: configuration.readerID),
+                notification, account: account, origin: .stream, readerID: await readerID()),
             let candidate = await withThreadRoots(
                 withFollowedAuthors([parsed]),
                 parents: notification.status.map { [$0.id: $0.inReplyToID] } ?? [:]
@@ -235,6 +235,13 @@ public actor MastodonNotificationRaiser {
             content: configuration.content)
     }
 
+    /// The reader's own ID, which files a reply to the reader as `reply`: the configuration's, or the one the
+    /// engine learned at sign-in (`verify_credentials`, kept with the account).
+    func readerID() async -> ServerID? {
+        if let configured = configuration.readerID { return configured }
+        return await engine.readerID
+    }
+
     /// The zone now, from the configuration's source; UTC without reading anything when the settings never read
     /// the local time (no quiet hours, no digest), so such a decision touches no zone file.
     func currentZone() -> NotificationTimeZone {
@@ -245,7 +252,7 @@ public actor MastodonNotificationRaiser {
     /// (an engine that fell back to v1 keeps both).
     func storedCandidates(origin: NotificationOrigin) async throws -> [NotificationCandidate] {
         let marker = try await engine.localMarker(.notifications)
-        let readerID = configuration.readerID
+        let readerID = await readerID()
         var candidates: [NotificationCandidate] = []
         var parents: [ServerID: ServerID?] = [:]
         for group in try await engine.notificationGroups() {

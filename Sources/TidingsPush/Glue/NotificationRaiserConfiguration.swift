@@ -13,7 +13,8 @@ public struct NotificationRaiserConfiguration: Sendable {
     /// Where the time zone quiet hours and digest times are read in comes from, asked at each decision (the
     /// device's by default, so a change of zone is followed).
     public var zone: NotificationZoneSource
-    /// The signed-in account's own ID, which tells a reply from a mention; nil when unknown.
+    /// The signed-in account's own ID, which tells a reply from a mention; nil to use the one the engine learned
+    /// at sign-in (`MastodonAccountEngine.readerID`, kept with the account by `MastodonSync`).
     public var readerID: ServerID?
 
     /// A configuration; every category on, delivered at once, wake mode, English on Apple, in the device's zone

@@ -1,3 +1,5 @@
+import TidingsMastodon
+
 /// A signed-in account as push registration sees it: its key, its kind and, for a Nextcloud Social account, its
 /// Nextcloud connection (credentials and disconnected / connecting / connected / failed with a reason), which is
 /// part of the account and decides its one push registration.
@@ -26,5 +28,15 @@ public struct PushAccount: Sendable {
     /// The one registration this account gets on `platform` now (``PushRegistrationChoice/choose(account:platform:nextcloud:)``).
     public func registration(on platform: PushRegistrationChoice.Platform) -> PushRegistrationChoice {
         PushRegistrationChoice.choose(account: kind, platform: platform, nextcloud: nextcloudState)
+    }
+
+    /// The one registration this account gets on `platform` now with its server's `capabilities`, as last read
+    /// (``PushRegistrationChoice/choose(account:platform:nextcloud:capabilities:)``: a Mastodon server whose
+    /// `vapid_key` went away is polled).
+    public func registration(
+        on platform: PushRegistrationChoice.Platform, capabilities: MastodonCapabilities?
+    ) -> PushRegistrationChoice {
+        PushRegistrationChoice.choose(
+            account: kind, platform: platform, nextcloud: nextcloudState, capabilities: capabilities)
     }
 }

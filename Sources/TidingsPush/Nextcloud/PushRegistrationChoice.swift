@@ -1,3 +1,5 @@
+import TidingsMastodon
+
 /// The one push registration an account gets (never two: a person must not be notified twice).
 public enum PushRegistrationChoice: Sendable, Hashable {
     /// The account's Mastodon server's Web Push subscription.
@@ -36,10 +38,29 @@ public enum PushRegistrationChoice: Sendable, Hashable {
     public static func choose(
         account: AccountKind, platform: Platform, nextcloud: NextcloudConnectionState
     ) -> PushRegistrationChoice {
+        choose(account: account, platform: platform, nextcloud: nextcloud, capabilities: nil)
+    }
+
+    /// Chooses as ``choose(account:platform:nextcloud:)`` does, reading the Mastodon server's capabilities too: a
+    /// Mastodon account gets Mastodon Web Push only while its server offers it (a non-empty `vapid_key`,
+    /// ``MastodonCapabilities/offersWebPush``) and is polled otherwise, so a key that appears or vanishes after a
+    /// capability refresh changes the choice; nil capabilities (not read yet) keep Web Push. A Nextcloud Social
+    /// account's choice never reads them: its push is Nextcloud's, whatever Social's empty `vapid_key` says.
+    ///
+    /// For example, on each `MastodonSyncChange.capabilities`:
+    ///
+    /// ```swift
+    /// let choice = PushRegistrationChoice.choose(
+    ///     account: .mastodon, platform: .apple, nextcloud: .disconnected, capabilities: capabilities)
+    /// ```
+    public static func choose(
+        account: AccountKind, platform: Platform, nextcloud: NextcloudConnectionState,
+        capabilities: MastodonCapabilities?
+    ) -> PushRegistrationChoice {
         if platform == .noPushService { return .none }
         switch account {
         case .mastodon:
-            return .mastodonWebPush
+            return capabilities?.offersWebPush == false ? .none : .mastodonWebPush
         case .nextcloudSocial:
             guard case .connected(let capabilities) = nextcloud else { return .none }
             switch platform {

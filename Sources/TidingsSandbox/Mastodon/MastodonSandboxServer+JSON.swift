@@ -43,6 +43,8 @@ extension MastodonSandboxServer {
             object["reblog"] = .null
         }
         object["in_reply_to_id"] = status.inReplyTo.map(JSONValue.string) ?? .null
+        object["in_reply_to_account_id"] =
+            status.inReplyTo.flatMap { id in statuses.first { $0.id == id }?.accountID }.map(JSONValue.string) ?? .null
         if variant.sparseFields { return .object(object) }
         let boosts = statuses.filter { !$0.deleted && $0.reblogOf == status.id }
         object["favourites_count"] = .int(Int64(status.favouritedBy.count))

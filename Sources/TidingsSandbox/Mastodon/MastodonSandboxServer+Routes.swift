@@ -20,6 +20,7 @@ extension MastodonSandboxServer {
             ("GET", "/api/v1/markers"), ("POST", "/api/v1/markers"), ("GET", "/api/v1/statuses"),
             ("GET", "/api/v1/statuses/:id"), ("POST", "/api/v1/statuses/:id/:action"), ("POST", "/api/v1/statuses"),
             ("POST", "/api/v1/accounts/:id/:action"), ("GET", "/api/v1/accounts/relationships"),
+            ("GET", "/api/v1/accounts/verify_credentials"),
             ("GET", "/api/v2/filters"), ("GET", "/api/v1/filters"),
             ("GET", "/api/v1/polls/:id"), ("POST", "/api/v1/polls/:id/votes"),
             // Web Push subscriptions: MastodonSandboxServer+Push.swift.
@@ -129,6 +130,10 @@ extension MastodonSandboxServer {
             return .json(pollJSON(statuses[index].poll!, viewer: viewer))
         case ("POST", "/api/v1/polls/:id/votes"):
             return vote(request, pollID: id, viewer: viewer)
+        case ("GET", "/api/v1/accounts/verify_credentials"):
+            // Every variant answers it (Mastodon, Pleroma, GoToSocial and Nextcloud Social alike): the token's own
+            // account.
+            return .json(accountJSON(viewer))
         case ("GET", "/api/v1/accounts/relationships"):
             // Only what the client needs: whether the viewer follows (or asked to follow) each `id[]` (unknown IDs
             // are left out).

@@ -10,13 +10,16 @@ import TidingsSandbox
 /// and deletions from another device, online — `chat_deleted` — and while this client is offline, when no
 /// `chat_deleted` reaches it) and client schedules (disconnects; relaunches with the same, a cleared or a
 /// damaged store; kills between two store transactions, then a relaunch on the same file; the five offline
-/// actions — send, delete message, pin, archive, hide — taken at random points, replayed after reconnects,
+/// actions in the reference server's events — store a message (and ask the AI about it), delete a message, pin,
+/// hide with a re-wrapped key — taken at random points, replayed after reconnects,
 /// relaunches and kills, and also taken during an offline period, queued and replayed when it ends): after
 /// quiescence the store equals the server's view (its order, pinned chats first, every flag, and the deletions
 /// made while offline included), the action queue is empty, no deleted chat is back, every queued action was
 /// announced exactly once, as `actionSucceeded` or `actionFailed` (whatever its kind, across relaunches on the
-/// same file), every queued message reached the server exactly once (or its chat was deleted) and no action was
-/// applied twice (the sandbox's `appliedActions`).
+/// same file), every queued message reached the server exactly once (or its chat was deleted), no action was
+/// applied twice (the sandbox's `appliedActions`), and every message asked of the AI reached it (its chat not
+/// deleted), once — more than once only in a case with a kill, where an acknowledgement read but not yet
+/// written leaves the request queued, to be sent again (the sandbox's `aiRequests`).
 ///
 /// Not modelled here: prefetch (`OpenMatesPrefetchModelTests`).
 @Suite(.serialized, .timeLimit(.minutes(1))) struct OpenMatesModelTests {
@@ -45,7 +48,7 @@ import TidingsSandbox
         }
         #expect(try store.chatList().isEmpty)
         // Dead from there on: the next transaction fails too.
-        #expect(throws: (any Error).self) { try store.enqueue(OpenMatesPendingAction(kind: .pinChat, chatID: "x")) }
+        #expect(throws: (any Error).self) { try store.enqueue(OpenMatesPendingAction(kind: .pin, chatID: "x")) }
         #expect(try store.pendingActions().isEmpty)
     }
 
@@ -76,6 +79,10 @@ import TidingsSandbox
     /// for the "never lost, never twice" checks.
     struct Queued {
         var sent: [String: String] = [:]
+        /// Message IDs asked of the AI (by chat).
+        var asked: [String: String] = [:]
+        /// A kill happened in this case.
+        var killed = false
         var stamp = 0
         /// Which store file the client runs on: queue IDs start over in a new one (cleared or damaged).
         var generation = 0
@@ -130,23 +137,34 @@ import TidingsSandbox
         let ids = await server.orderedChats.map(\.chatID)
         guard let chat = ids.randomElement(using: &random) else { return }
         let value = Bool.random(using: &random)
-        switch Int.random(in: 0..<5, using: &random) {
+        switch Int.random(in: 0..<4, using: &random) {
         case 0:
             queued.stamp += 1
             let messageID = "local-\(queued.stamp)"
             // Client stamps above the server's clock, spaced so posts in between never overtake them.
             let created = 1_700_010_000 + queued.stamp * 1_000
+            let ask = Bool.random(using: &random)
             let action = try? await harness.client.sendMessage(
-                chatID: chat, messageID: messageID, encryptedContent: "sealed-\(messageID)", createdAt: created)
-            if action != nil { queued.sent[messageID] = chat }
+                chatID: chat, messageID: messageID, encryptedContent: "sealed-\(messageID)", createdAt: created,
+                askAI: ask ? "question \(messageID)" : nil)
+            if let action {
+                queued.sent[messageID] = chat
+                if ask {
+                    queued.asked[messageID] = chat
+                    // Queued right after the store, in the same transaction.
+                    queued.actions.insert(ActionOutcomes.key(queued.generation, action.id + 1))
+                }
+            }
             queued.note(action)
         case 1:
             let messages = await server.chats[chat]?.messages.compactMap { $0["message_id"]?.stringValue } ?? []
             guard let messageID = messages.randomElement(using: &random) else { return }
             queued.note(try? await harness.client.deleteMessage(chatID: chat, messageID: messageID))
         case 2: queued.note(try? await harness.client.setPinned(value, chatID: chat))
-        case 3: queued.note(try? await harness.client.setArchived(value, chatID: chat))
-        default: queued.note(try? await harness.client.setHidden(value, chatID: chat))
+        default:
+            queued.note(
+                try? await harness.client.setHidden(
+                    value, chatID: chat, masterKey: server.masterKey, unlock: OpenMatesOfflineActionsTests.unlock))
         }
     }
 
@@ -158,9 +176,6 @@ import TidingsSandbox
             subChatsOfNewest: Int.random(in: 0...3, using: &random))
         var variant = OpenMatesModel.variant(&random)
         variant.lateTotalChatCount = Int.random(in: 0..<3, using: &random) == 0
-        // Half the cases refuse in the public server's form (`chat_id`, no `client_action_id`); from the seed, so
-        // the other draws (and earlier seeds' replays) stay as they were.
-        variant.refusalsNameTheChatOnly = seed % 2 == 1
         await server.setVariant(variant)
         let directory = try OpenMatesTemporaryDirectory()
         let path = directory.path("om.sqlite")
@@ -213,6 +228,7 @@ import TidingsSandbox
                 // A kill between two transactions: writes fail from a random row on while the client goes on
                 // (an action, a reconnect and its sync), then the process is gone and relaunches on the file.
                 try armKill(harness.store, afterRowWrites: Int.random(in: 0..<40, using: &random))
+                queued.killed = true
                 await randomAction(harness, server, &queued, &random)
                 // Until the client has read the next sync's end (over a failing store, it cannot complete).
                 let completes = await harness.client.traffic.received["phased_sync_complete", default: 0]
@@ -238,7 +254,10 @@ import TidingsSandbox
                 await collector.value
                 if damage != 0 {
                     for action in try harness.store.pendingActions() {
-                        if let messageID = action.messageID { queued.sent[messageID] = nil }
+                        if let messageID = action.messageID {
+                            queued.sent[messageID] = nil
+                            queued.asked[messageID] = nil
+                        }
                         queued.actions.remove(ActionOutcomes.key(queued.generation, action.id))
                     }
                     queued.generation += 1
@@ -276,11 +295,19 @@ import TidingsSandbox
         let applied = await server.appliedActions
         for (messageID, chat) in queued.sent where !deleted.contains(chat) {
             #expect(
-                applied.filter { $0 == "send_message:\(chat):\(messageID)" }.count == 1,
+                applied.filter { $0 == "store_message:\(chat):\(messageID)" }.count == 1,
                 "seed \(seed): \(messageID) lost or applied twice")
         }
-        let messageActions = applied.filter { $0.hasPrefix("send_message:") || $0.hasPrefix("delete_message:") }
+        let messageActions = applied.filter { $0.hasPrefix("store_message:") || $0.hasPrefix("delete_message:") }
         #expect(Set(messageActions).count == messageActions.count, "seed \(seed): an action applied twice")
+        // Every message asked of the AI reached it, once (a resend needs a kill between reading its
+        // acknowledgement and writing it).
+        let asked = await server.aiRequests
+        for (messageID, chat) in queued.asked where !deleted.contains(chat) {
+            let count = asked.filter { $0 == "\(chat):\(messageID)" }.count
+            #expect(count >= 1, "seed \(seed): \(messageID) never reached the AI")
+            #expect(count <= 1 || queued.killed, "seed \(seed): \(messageID) answered \(count) times by the AI")
+        }
         await harness.client.close()
         await collector.value
         harness.store.database.close()

@@ -83,9 +83,11 @@ import TidingsSandbox
             case 3:
                 guard let chat = ids.randomElement(using: &random) else { continue }
                 if Bool.random(using: &random) {
-                    _ = try await harness.client.setHidden(Bool.random(using: &random), chatID: chat)
+                    _ = try await harness.client.setHidden(
+                        Bool.random(using: &random), chatID: chat, masterKey: server.masterKey,
+                        unlock: OpenMatesOfflineActionsTests.unlock)
                 } else {
-                    _ = try await harness.client.setArchived(Bool.random(using: &random), chatID: chat)
+                    _ = try await harness.client.setPinned(Bool.random(using: &random), chatID: chat)
                 }
                 #expect(
                     await eventually(maxYields: 200_000) { (try? harness.store.pendingActions().isEmpty) == true },

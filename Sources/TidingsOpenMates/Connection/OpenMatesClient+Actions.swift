@@ -268,13 +268,19 @@ extension OpenMatesClient {
         ]
         switch action.kind {
         case .storeMessage:
-            if wire.payload["encrypted_chat_key"] == nil, let key = chat.encryptedChatKey {
+            // The key the server holds (its last record, or this device's acknowledged hide), not a pending
+            // hide's re-wrapping, which the server would refuse as `chat_key_mismatch`.
+            if wire.payload["encrypted_chat_key"] == nil,
+                let key = chat.details.omString("encrypted_chat_key") ?? chat.encryptedChatKey
+            {
                 wire.payload["encrypted_chat_key"] = .string(key)
             }
             wire.payload["versions"] = versions
         case .hide: wire.payload["versions"] = versions
         case .askAI:
-            if let key = chat.encryptedChatKey { wire.payload["encrypted_chat_key"] = .string(key) }
+            if let key = chat.details.omString("encrypted_chat_key") ?? chat.encryptedChatKey {
+                wire.payload["encrypted_chat_key"] = .string(key)
+            }
             if let parent = chat.parentChatID { wire.payload["parent_id"] = .string(parent) }
             wire.payload["chat_has_title"] = .bool(chat.encryptedTitle != nil)
         default: break
@@ -320,7 +326,16 @@ extension OpenMatesClient {
 
     private func acknowledgeInFlight(_ action: OpenMatesPendingAction) async {
         finishInFlight()
-        do { try store.acknowledge(action.id) } catch {
+        do {
+            try store.acknowledge(action.id)
+            // The server now holds the re-wrapped key; it answers the acting device without it.
+            if action.kind == .hide, let key = action.payload.omString("encrypted_chat_key"),
+                var chat = try store.chat(action.chatID)?.chat
+            {
+                chat.details["encrypted_chat_key"] = .string(key)
+                try store.apply([.upsertChat(chat)])
+            }
+        } catch {
             broadcaster.publish(.failure(OpenMatesError(.store, operation: "acknowledge", detail: "\(error)")))
             return
         }

@@ -4,6 +4,13 @@ import PackageDescription
 /// OpenSSL backs crypto and TLS on Linux; Apple platforms use CryptoKit, Security and Network instead.
 let openSSLOnLinux: Target.Dependency = .target(name: "COpenSSL", condition: .when(platforms: [.linux]))
 
+/// The sources choose OpenSSL or Apple's frameworks by `#if TIDINGS_OPENSSL` / `#else`, never by
+/// `canImport(COpenSSL)` or `canImport(CryptoKit)`: Xcode is reported to ignore a dependency's platform
+/// condition (swift-package-manager #5866), and a Mac with Homebrew's OpenSSL can import COpenSSL, so a
+/// `canImport` could take the OpenSSL branch on Apple. A define set here per platform cannot. Every target
+/// with such a branch takes these settings.
+let platformChoice: [SwiftSetting] = [.define("TIDINGS_OPENSSL", .when(platforms: [.linux]))]
+
 /// Issue 12's P2: `tidings push decrypt` is the decrypt-and-decide path of a memory-limited notification extension
 /// (< 24 MB peak RSS), and on Linux most of a dynamically linked run's RSS is the start-up pages of the Swift
 /// runtime's and Foundation's shared libraries. A release `tidings` therefore links them statically (the
@@ -43,7 +50,7 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+            providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
             name: "COpenSSL",
@@ -52,8 +59,8 @@ let package = Package(
         ),
 
         // Library layers, each depending only on the ones above it.
-        .target(name: "TidingsCore", dependencies: ["CSQLite", openSSLOnLinux]),
-        .target(name: "TidingsNet", dependencies: ["TidingsCore", openSSLOnLinux]),
+        .target(name: "TidingsCore", dependencies: ["CSQLite", openSSLOnLinux], swiftSettings: platformChoice),
+        .target(name: "TidingsNet", dependencies: ["TidingsCore", openSSLOnLinux], swiftSettings: platformChoice),
         .target(name: "TidingsKecalek", dependencies: ["TidingsCore", "TidingsNet"]),
         .target(name: "TidingsMastodon", dependencies: ["TidingsCore", "TidingsNet"]),
         .target(name: "TidingsYpChat", dependencies: ["TidingsCore", "TidingsNet"]),
@@ -117,8 +124,12 @@ let package = Package(
                 "TidingsSandboxKit", "TidingsSandbox",
             ]
         ),
-        .testTarget(name: "TidingsCoreTests", dependencies: ["TidingsCore", "CSQLite", "PeerSupport"]),
-        .testTarget(name: "TidingsNetTests", dependencies: ["TidingsNet", "TidingsCore", "PeerSupport"]),
+        .testTarget(
+            name: "TidingsCoreTests", dependencies: ["TidingsCore", "CSQLite", "PeerSupport"],
+            swiftSettings: platformChoice),
+        .testTarget(
+            name: "TidingsNetTests", dependencies: ["TidingsNet", "TidingsCore", "PeerSupport"],
+            swiftSettings: platformChoice),
         .testTarget(name: "InteropTests", dependencies: ["TidingsNet", "TidingsCore", "PeerSupport"]),
         .testTarget(
             name: "TidingsKecalekTests",

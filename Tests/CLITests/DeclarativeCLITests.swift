@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Testing
+import TidingsCore
 
 @testable import tidings
 
@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test func aValidationErrorExits64WithTheUsageLineAndTheBodyNeverRuns() async {
-        let ran = Mutex(0)
+        let ran = LockedState(0)
         let count = OptionSpec.value("--count", "n", help: "How many.")
         let probe = Command(
             name: "probe", abstract: "A command that counts its runs.", options: [count],

@@ -6,8 +6,9 @@ import Testing
 /// util-linux `script`) a line per step comes before the summary; through pipes standard error stays empty.
 @Suite(.timeLimit(.minutes(2))) struct MastodonSyncProgressTests {
     static let steps = [
-        "Connecting to sandbox…", "tier as the active account: streaming", "Refreshing the home timeline…",
+        "Connecting to sandbox…", "Reading the server's capabilities…", "Refreshing the home timeline…",
         "Fetching notifications…", "Syncing read markers…",
+        "Re-checking the newest cached statuses for edits and deletions…", "tier as the active account: streaming",
     ]
 
     @Test func onATerminalEachStepIsToldBeforeTheSummary() async throws {

@@ -24,7 +24,7 @@ import Testing
             } catch {
                 Issue.record("\(name): threw \(error) instead of returning bytes")
             }
-            #if !canImport(Security)
+            #if TIDINGS_OPENSSL
                 // The library's own implicit rejection (OpenSSL >= 3.2) and Tidings' code for older
                 // libraries agree; the latter is checked even where the former is in use.
                 let ours = try? RSABackend.decryptRejectingImplicitly(ciphertext, key: key.handle)
@@ -56,7 +56,7 @@ import Testing
             fromPKCS8: TidingsCrypto.PEM.decode(key.pemRepresentation, label: "PRIVATE KEY"))
         let exponent = try RSAKeyDER.privateExponent(fromPKCS1: pkcs1, byteCount: 256)
         #expect(exponent.count == 256)
-        #if !canImport(Security)
+        #if TIDINGS_OPENSSL
             #expect(try RSABackend.privateExponent(key.handle, byteCount: 256) == exponent)
         #endif
         #expect(throws: CryptoError.self) { try RSAKeyDER.privateExponent(fromPKCS1: pkcs1, byteCount: 16) }

@@ -98,7 +98,7 @@ import Testing
     }
 }
 
-#if canImport(COpenSSL)
+#if TIDINGS_OPENSSL
     /// The redirect rules of ``HTTPClient``'s own transport, as a pure function of the response and the hop.
     @Suite(.timeLimit(.minutes(1))) struct HTTPClientRedirectRuleTests {
         private func next(_ status: Int, _ method: String, location: String?, body: Data? = Data("b".utf8))

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TidingsCore
 import TidingsNet
@@ -38,7 +37,7 @@ import TidingsNet
 
     /// A reproducible stand-in for the system generator (SplitMix64).
     static func seeded(_ seed: UInt64) -> @Sendable () -> Double {
-        let state = Mutex(seed)
+        let state = LockedState(seed)
         return {
             state.withLock { state in
                 state &+= 0x9E37_79B9_7F4A_7C15
@@ -59,7 +58,7 @@ import TidingsNet
         let delays = (0..<6).map { _ in expected.nextDelay() }
         #expect(delays.allSatisfy { $0 >= .zero && $0 <= .seconds(8) })
         #expect(Set(delays).count > 1, "jitter varies the delays")
-        let attempts = Mutex(0)
+        let attempts = LockedState(0)
         let run = Task {
             await driver.run {
                 attempts.withLock { count in
@@ -83,7 +82,7 @@ import TidingsNet
     @Test func cancellingTheDriverStopsItBetweenAttempts() async throws {
         let clock = TestClock()
         let driver = ReconnectDriver(backoff: Backoff(base: .seconds(1), cap: .seconds(4), random: { 1 }), clock: clock)
-        let attempts = Mutex(0)
+        let attempts = LockedState(0)
         let run = Task {
             await driver.run {
                 attempts.withLock { $0 += 1 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TidingsCore
 import TidingsNet
@@ -17,7 +16,7 @@ import TidingsNet
     func start(
         _ requests: RequestCorrelator<Reply>, timeout: Duration = .seconds(5)
     ) async -> (Task<Result<Reply, MessagingError>, Never>, RequestID) {
-        let sent = Mutex<RequestID?>(nil)
+        let sent = LockedState<RequestID?>(nil)
         let task = Task {
             await requests.request(timeout: timeout) { id in sent.withLock { $0 = id } }
         }

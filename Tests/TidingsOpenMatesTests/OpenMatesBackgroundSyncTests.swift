@@ -121,8 +121,7 @@ import TidingsSandbox
         // Finished: the next reconnect asks for `all` only.
         await harness.server.dropAllConnections()
         #expect(await harness.untilStatus { $0.connectionStatus == .reconnecting(attempt: 1) })
-        #expect(await harness.clock.waitForSleepers(1))
-        await harness.clock.advance(by: .seconds(1))
+        #expect(await harness.advanceToNextDeadline())
         #expect(await harness.untilStatus { $0.connectionStatus == .connected && $0.sync == .complete })
         #expect(await harness.client.status.backgroundSync == .idle)
         #expect(await harness.received("phased_sync_request").map { $0.payload["phase"] }.suffix(1) == ["all"])

@@ -41,6 +41,15 @@ final class OpenMatesClientHarness {
 
     deinit { endpoint.stop() }
 
+    /// Waits for a sleeper on the clock and moves the clock to the earliest deadline: the reconnect delay after a
+    /// second drop in a row grows (the healthy-connection rule), so a fixed step may fall short of it.
+    @discardableResult
+    func advanceToNextDeadline() async -> Bool {
+        guard await clock.waitForSleepers(1), let next = clock.earliestPendingDeadline else { return false }
+        await clock.advance(to: next)
+        return true
+    }
+
     /// Reads changes until one satisfies `predicate`; false when the stream ended first.
     @discardableResult
     func until(_ predicate: (OpenMatesClient.Change) -> Bool) async -> Bool {
@@ -105,13 +114,18 @@ func eventually(maxYields: Int = 2_000_000, _ condition: () async throws -> Bool
 /// Wraps a transport; while `refusing` is set every connect fails, as an unreachable server does.
 final class RefusableOpenMatesTransport: OpenMatesTransport, Sendable {
     private let base: any OpenMatesTransport
-    private let state = LockedState((refusing: false, attempts: 0))
+    private let state = LockedState((refusing: false, dropsAtOnce: false, attempts: 0))
 
     init(_ base: any OpenMatesTransport) { self.base = base }
 
     var refusing: Bool {
         get { state.withLock { $0.refusing } }
         set { state.withLock { $0.refusing = newValue } }
+    }
+    /// Whether a connection opens and is closed at once, as by a server that accepts and drops.
+    var dropsAtOnce: Bool {
+        get { state.withLock { $0.dropsAtOnce } }
+        set { state.withLock { $0.dropsAtOnce = newValue } }
     }
     var attempts: Int { state.withLock { $0.attempts } }
 
@@ -121,6 +135,8 @@ final class RefusableOpenMatesTransport: OpenMatesTransport, Sendable {
             return state.refusing
         }
         if refuse { throw OpenMatesError.connectionLost }
-        return try await base.connect()
+        let channel = try await base.connect()
+        if dropsAtOnce { await channel.close() }
+        return channel
     }
 }

@@ -26,7 +26,7 @@ import TidingsSandbox
         #expect(requests[1].payload["client_chat_ids"]?.arrayValue?.count == 4)
     }
 
-    @Test func reconnectBacksOffAndFailsVisiblyAfterTenAttempts() async throws {
+    @Test func reconnectBacksOffFailsVisiblyAfterTenAttemptsAndKeepsTryingAtTheCap() async throws {
         var transport: RefusableOpenMatesTransport?
         let harness = try OpenMatesClientHarness(transport: { base in
             let refusable = RefusableOpenMatesTransport(base)
@@ -53,8 +53,21 @@ import TidingsSandbox
         // Full jitter near its ceiling: 1, 2, 4, … capped at 30 s.
         #expect(delays == [0, 1, 3, 7, 15, 29, 29, 29, 29, 29])
         #expect(refusable.attempts == 11)
-        await harness.clock.advance(by: .seconds(3600))
-        #expect(refusable.attempts == 11)
+        // Failed, but not given up while the network may be there: one attempt per capped delay, still failed.
+        for _ in 0..<20 {
+            #expect(await harness.clock.waitForSleepers(1))
+            let before = harness.clock.now
+            await harness.clock.run(maxSteps: 1)
+            #expect(before.duration(to: harness.clock.now) > .seconds(29))
+        }
+        #expect(await eventually { refusable.attempts == 31 })
+        #expect(await harness.client.status.connectionStatus == .failed)
+        // The server is back: the next capped attempt connects and syncs, without the app's start().
+        refusable.refusing = false
+        #expect(await harness.clock.waitForSleepers(1))
+        await harness.clock.run(maxSteps: 1)
+        #expect(await harness.untilStatus { $0.connectionStatus == .connected && $0.sync == .complete })
+        #expect(refusable.attempts == 32)
     }
 
     @Test func appPingsGoOutEvery25SecondsAndServerPingsAreAnswered() async throws {

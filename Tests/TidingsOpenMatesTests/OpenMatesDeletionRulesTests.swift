@@ -12,10 +12,30 @@ import TidingsCore
 
     @Test func aRequestedChatWithNoMessagesNoVersionsAndNoPartialErrorIsMissing() {
         let reply = answer([
-            "messages_by_chat_id": ["a": []], "versions_by_chat_id": ["b": ["messages_v": 2]],
+            "messages_by_chat_id": ["a": [], "e": []],
+            "versions_by_chat_id": ["a": ["messages_v": 0, "server_message_count": 0], "b": ["messages_v": 2]],
             "partial_error": ["message": "x", "chat_ids": ["c"]],
         ])
-        #expect(OpenMatesSyncApplier.chatsMissing(from: reply, requested: ["a", "b", "c", "d", "d"]) == ["d"])
+        // "a" exists with no messages (it has versions); "e" is the public server's answer for a deleted chat
+        // (an empty list, no versions); "d" is the older form (no key at all).
+        #expect(
+            OpenMatesSyncApplier.chatsMissing(from: reply, requested: ["a", "b", "c", "d", "d", "e"]) == ["d", "e"])
+        #expect(reply.chats.map(\.chatID) == ["a", "b"])
+        #expect(reply.chatsWithoutContent == ["e"])
+    }
+
+    /// The public server answers a chat it no longer owns with `[]` and no versions entry, and one it failed to
+    /// read the same way plus `partial_error: true` (no names): only the first is a deletion.
+    @Test func anEmptyListWithoutVersionsIsADeletionUnlessAnUnnamedPartialErrorCameWithIt() {
+        let deleted = answer([
+            "messages_by_chat_id": ["a": [], "b": ["{}"]], "versions_by_chat_id": ["b": ["messages_v": 1]],
+        ])
+        #expect(OpenMatesSyncApplier.chatsMissing(from: deleted, requested: ["a", "b"]) == ["a"])
+        let failed = answer(["messages_by_chat_id": ["a": []], "partial_error": true])
+        #expect(OpenMatesSyncApplier.chatsMissing(from: failed, requested: ["a"]).isEmpty)
+        // An empty list for a chat not requested means the answer is not this request's.
+        let foreign = answer(["messages_by_chat_id": ["z": []]])
+        #expect(OpenMatesSyncApplier.chatsMissing(from: foreign, requested: ["a"]).isEmpty)
     }
 
     @Test func anAnswerThatNamesAnUnrequestedChatOrAPartialErrorWithoutNamesShowsNothingMissing() {
@@ -30,7 +50,8 @@ import TidingsCore
     @Test func anUnmatchedAnswerDeletesNothingAndAMatchedOneTombstonesWhatItLeavesOut() throws {
         var sync = try OpenMatesHarness()
         try sync.apply(OM.phase1(OM.record("a"), recent: [OM.record("b"), OM.record("c")]))
-        let reply = OpenMatesServerEvent.chatContentBatch(answer(["messages_by_chat_id": ["a": []]]))
+        let reply = OpenMatesServerEvent.chatContentBatch(
+            answer(["messages_by_chat_id": ["a": []], "versions_by_chat_id": ["a": ["messages_v": 0]]]))
         let unmatched = sync.applier.plan(reply, view: try sync.store.localView())
         #expect(!unmatched.changes.contains(.deleteChat(chatID: "b")))
         let matched = sync.applier.plan(reply, view: try sync.store.localView(), requestedContent: ["a", "b"])

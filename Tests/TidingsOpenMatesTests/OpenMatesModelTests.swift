@@ -176,6 +176,9 @@ import TidingsSandbox
             subChatsOfNewest: Int.random(in: 0...3, using: &random))
         var variant = OpenMatesModel.variant(&random)
         variant.lateTotalChatCount = Int.random(in: 0..<3, using: &random) == 0
+        // A deleted chat's content answer: an empty list (the public server's form) or no key at all; from the seed,
+        // so the other draws (and earlier seeds' replays) stay as they were.
+        variant.deletedChatsLeftOutOfContent = seed / 2 % 2 == 1
         await server.setVariant(variant)
         let directory = try OpenMatesTemporaryDirectory()
         let path = directory.path("om.sqlite")

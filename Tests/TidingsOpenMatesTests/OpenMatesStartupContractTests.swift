@@ -117,21 +117,61 @@ import TidingsSandbox
         #expect(status.connectionStatus == .connected)
     }
 
+    /// The public server answers a phased sync on a cold cache from its database (the last chat's content only),
+    /// sends `sync_status_response {is_primed: false}` after `phased_sync_complete`, and pushes `cache_primed`
+    /// when its re-warm ends: an empty store plus a cold cache never looks finished, not even between the two.
     @Test func anEmptyStoreAndAColdCacheStayPendingUntilTheCacheIsPrimed() async throws {
         let harness = try OpenMatesClientHarness()
-        await harness.server.seed(parents: 3)
+        await harness.server.seed(parents: 12, messagesEach: 2)
         var variant = OpenMatesSandboxVariant()
         variant.coldCache = true
         await harness.server.setVariant(variant)
         await harness.client.start()
-        #expect(await eventually { await harness.client.status.cacheIsPrimed == false })
+        var completes = 0
+        #expect(
+            await harness.until { change in
+                guard case .status(let status) = change else { return false }
+                if status.sync == .complete { completes += 1 }
+                return status.cacheIsPrimed == false
+            })
+        #expect(completes == 0)
+        #expect(await harness.sent("phased_sync_complete").count == 1)
         await harness.advanceAnsweringPings(by: .seconds(600))
         #expect(await harness.client.status.syncingIndicator)
-        #expect(try harness.store.chatList().isEmpty)
+        // The database's answer: every chat's metadata, the last chat's content alone.
+        #expect(try harness.store.chatList().count == 12)
+        let withContent = try harness.store.chatList().filter {
+            (try? harness.store.chat($0.chatID)?.content.isComplete(currentMessagesV: $0.versions.messagesV)) == true
+        }
+        #expect(withContent.map { $0.chatID } == ["chat-000"])
         await harness.server.primeCache()
         #expect(await harness.untilSynced())
         #expect(await harness.received("phased_sync_request").count == 2)
-        #expect(try harness.store.chatList().count == 3)
+        #expect(try harness.store.chatList().count == 12)
+        let filled = try harness.store.chatList().filter {
+            (try? harness.store.chat($0.chatID)?.content.isComplete(currentMessagesV: $0.versions.messagesV)) == true
+        }
+        #expect(filled.count == 10)
+    }
+
+    /// A warm server whose `sync_status_response` comes after `phased_sync_complete` (the public server handles a
+    /// connection's frames in order): the sync completes only with it.
+    @Test func aSyncCompletesOnlyOnceTheServerSaidItsCacheIsPrimed() async throws {
+        let harness = try OpenMatesClientHarness()
+        await harness.server.seed(parents: 3)
+        await harness.client.start()
+        var sawComplete: OpenMatesSyncStatus?
+        #expect(
+            await harness.until { change in
+                guard case .status(let status) = change, status.sync == .complete else { return false }
+                sawComplete = status
+                return true
+            })
+        #expect(sawComplete?.cacheIsPrimed == true)
+        // The server named `cache_primed` instead of `is_primed` in other versions of its handler.
+        let status = OpenMatesCacheStatus(payload: ["cache_primed": true, "chat_count": 3])
+        #expect(status.isPrimed && status.chatCount == 3)
+        await harness.client.close()
     }
 
     @Test func clearingTheLocalStoreAndRelaunchingRecoversEveryChat() async throws {
@@ -157,7 +197,8 @@ import TidingsSandbox
     /// The flake of `clearingTheLocalStoreAndRelaunchingRecoversEveryChat`, pinned: a finished sync publishes
     /// a second complete status when `sync_status_response` lands after `phased_sync_complete`; that one was
     /// still buffered when the test reset the store, and a wait that trusted it returned before the new sync.
-    /// Here the late complete is forced into the stream and the server holds the new sync (cold cache).
+    /// Here the late complete is forced into the stream and the server never completes the new sync until its
+    /// `cache_primed` asks for another.
     @Test func aCompleteStatusBufferedBeforeAResetDoesNotEndTheWaitForTheNewSync() async throws {
         let harness = try OpenMatesClientHarness()
         await harness.server.seed(parents: 14, messagesEach: 2, subChatsOfNewest: 1)
@@ -167,13 +208,14 @@ import TidingsSandbox
         // The sync_status_response after phased_sync_complete has been applied: a second complete is queued.
         #expect(await eventually { await harness.client.status.cacheIsPrimed == true })
         var variant = OpenMatesSandboxVariant()
-        variant.coldCache = true
+        variant.withheldEvents = ["phased_sync_complete"]
         await harness.server.setVariant(variant)
         try await harness.client.resetLocalStore()
         #expect(await harness.client.status.sync == .pending)
-        // The server holds the new request (cold cache): nothing but the stale complete can end a wait now.
+        // The server never completes the new request: nothing but the stale complete can end a wait now.
         #expect(await harness.received("phased_sync_request").count == 2)
-        #expect(try harness.store.chatList().isEmpty)
+        #expect(await harness.client.status.sync == .pending)
+        await harness.server.setVariant(OpenMatesSandboxVariant())
         await harness.server.primeCache()
         #expect(await harness.untilSynced())
         #expect(try harness.store.chatList().map(\.chatID) == before)

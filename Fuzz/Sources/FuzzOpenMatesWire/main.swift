@@ -34,7 +34,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     if let blob = try? OpenMatesContentBlob(bytes: bytes), let plain = try? blob.open(with: chatKey) {
         guard plain.count <= count else { fatalError("a blob opened to more bytes than it had") }
     }
-    if let text = String(validating: bytes, as: UTF8.self) {
+    // Valid UTF-8 exactly when decoding changes nothing (`String(validating:as:)` needs macOS 15 / iOS 18).
+    let decoded = String(decoding: bytes, as: UTF8.self)
+    if decoded.utf8.elementsEqual(bytes) {
+        let text = decoded
         if let blob = try? OpenMatesContentBlob(base64: text) { _ = try? blob.openText(with: chatKey) }
         _ = try? OpenMatesChatKeyWrap.unwrap(text, masterKey: masterKey)
         for key in [try? OpenMatesEmbedCrypto.unwrapKey(text, with: masterKey), try? hiddenUnlock.unwrap(text)] {

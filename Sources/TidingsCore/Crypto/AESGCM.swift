@@ -1,7 +1,7 @@
-#if canImport(CryptoKit)
-    import CryptoKit
-#else
+#if TIDINGS_OPENSSL
     import COpenSSL
+#else
+    import CryptoKit
 #endif
 
 extension TidingsCrypto {
@@ -87,37 +87,7 @@ extension TidingsCrypto {
     }
 }
 
-#if canImport(CryptoKit)
-    extension TidingsCrypto.AESGCM {
-        fileprivate enum Backend {
-            static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8]) throws(CryptoError) -> (
-                ciphertext: [UInt8], tag: [UInt8]
-            ) {
-                do {
-                    let box = try AES.GCM.seal(
-                        plaintext, using: CryptoKit.SymmetricKey(data: key), nonce: AES.GCM.Nonce(data: nonce),
-                        authenticating: aad)
-                    return ([UInt8](box.ciphertext), [UInt8](box.tag))
-                } catch {
-                    throw .backend("AES.GCM.seal: \(error)")
-                }
-            }
-
-            static func open(_ ciphertext: [UInt8], tag: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8])
-                throws(CryptoError) -> [UInt8]
-            {
-                do {
-                    let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
-                    return [UInt8](try AES.GCM.open(box, using: CryptoKit.SymmetricKey(data: key), authenticating: aad))
-                } catch CryptoKitError.authenticationFailure {
-                    throw .authenticationFailure
-                } catch {
-                    throw .backend("AES.GCM.open: \(error)")
-                }
-            }
-        }
-    }
-#else
+#if TIDINGS_OPENSSL
     extension TidingsCrypto.AESGCM {
         fileprivate enum Backend {
             static func cipher(forKeyCount count: Int) -> OpaquePointer? {
@@ -197,6 +167,36 @@ extension TidingsCrypto {
                     throw .authenticationFailure
                 }
                 return plaintext
+            }
+        }
+    }
+#else
+    extension TidingsCrypto.AESGCM {
+        fileprivate enum Backend {
+            static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8]) throws(CryptoError) -> (
+                ciphertext: [UInt8], tag: [UInt8]
+            ) {
+                do {
+                    let box = try AES.GCM.seal(
+                        plaintext, using: CryptoKit.SymmetricKey(data: key), nonce: AES.GCM.Nonce(data: nonce),
+                        authenticating: aad)
+                    return ([UInt8](box.ciphertext), [UInt8](box.tag))
+                } catch {
+                    throw .backend("AES.GCM.seal: \(error)")
+                }
+            }
+
+            static func open(_ ciphertext: [UInt8], tag: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8])
+                throws(CryptoError) -> [UInt8]
+            {
+                do {
+                    let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
+                    return [UInt8](try AES.GCM.open(box, using: CryptoKit.SymmetricKey(data: key), authenticating: aad))
+                } catch CryptoKitError.authenticationFailure {
+                    throw .authenticationFailure
+                } catch {
+                    throw .backend("AES.GCM.open: \(error)")
+                }
             }
         }
     }

@@ -1,7 +1,7 @@
-#if canImport(CryptoKit)
-    import CryptoKit
-#else
+#if TIDINGS_OPENSSL
     import COpenSSL
+#else
+    import CryptoKit
 #endif
 
 extension TidingsCrypto {
@@ -12,10 +12,10 @@ extension TidingsCrypto {
 
         /// Returns the 32-byte SHA-256 digest of `data`.
         public static func hash(_ data: [UInt8]) -> [UInt8] {
-            #if canImport(CryptoKit)
-                Array(CryptoKit.SHA256.hash(data: data))
-            #else
+            #if TIDINGS_OPENSSL
                 openSSLDigest(data, algorithm: EVP_sha256(), byteCount: byteCount)
+            #else
+                Array(CryptoKit.SHA256.hash(data: data))
             #endif
         }
     }
@@ -29,10 +29,10 @@ extension TidingsCrypto {
 
         /// Returns the 64-byte SHA-512 digest of `data`.
         public static func hash(_ data: [UInt8]) -> [UInt8] {
-            #if canImport(CryptoKit)
-                Array(CryptoKit.SHA512.hash(data: data))
-            #else
+            #if TIDINGS_OPENSSL
                 openSSLDigest(data, algorithm: EVP_sha512(), byteCount: byteCount)
+            #else
+                Array(CryptoKit.SHA512.hash(data: data))
             #endif
         }
     }
@@ -51,17 +51,17 @@ extension TidingsCrypto {
 
             /// Returns the 20-byte SHA-1 digest of `data`.
             public static func hash(_ data: [UInt8]) -> [UInt8] {
-                #if canImport(CryptoKit)
-                    Array(CryptoKit.Insecure.SHA1.hash(data: data))
-                #else
+                #if TIDINGS_OPENSSL
                     openSSLDigest(data, algorithm: EVP_sha1(), byteCount: byteCount)
+                #else
+                    Array(CryptoKit.Insecure.SHA1.hash(data: data))
                 #endif
             }
         }
     }
 }
 
-#if !canImport(CryptoKit)
+#if TIDINGS_OPENSSL
     /// One-shot digest through EVP.
     ///
     /// `EVP_Digest` over a built-in algorithm fails only when memory cannot be allocated. That is not

@@ -1,7 +1,7 @@
-#if canImport(CryptoKit)
-    import CryptoKit
-#else
+#if TIDINGS_OPENSSL
     import COpenSSL
+#else
+    import CryptoKit
 #endif
 
 extension TidingsCrypto {
@@ -19,11 +19,7 @@ extension TidingsCrypto {
 
         /// Returns the 32-byte HMAC-SHA256 of `message` under `key` (a key of any length, even empty).
         public static func authenticationCode(for message: [UInt8], key: [UInt8]) -> [UInt8] {
-            #if canImport(CryptoKit)
-                Array(
-                    CryptoKit.HMAC<CryptoKit.SHA256>.authenticationCode(
-                        for: message, using: CryptoKit.SymmetricKey(data: key)))
-            #else
+            #if TIDINGS_OPENSSL
                 var code = [UInt8](repeating: 0, count: byteCount)
                 var length = 0
                 // A one-byte buffer stands in for an empty key or message: OpenSSL wants non-null pointers.
@@ -41,6 +37,10 @@ extension TidingsCrypto {
                     fatalError("OpenSSL could not allocate memory for HMAC-SHA256")
                 }
                 return code
+            #else
+                Array(
+                    CryptoKit.HMAC<CryptoKit.SHA256>.authenticationCode(
+                        for: message, using: CryptoKit.SymmetricKey(data: key)))
             #endif
         }
 

@@ -1,4 +1,4 @@
-#if !canImport(CryptoKit)
+#if TIDINGS_OPENSSL
     import COpenSSL
 
     /// Drains OpenSSL's thread-local error queue into one line (empty when it was empty), so an error says

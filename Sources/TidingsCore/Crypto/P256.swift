@@ -1,7 +1,7 @@
-#if canImport(CryptoKit)
-    import CryptoKit
-#else
+#if TIDINGS_OPENSSL
     import COpenSSL
+#else
+    import CryptoKit
 #endif
 
 extension TidingsCrypto {
@@ -106,46 +106,16 @@ extension TidingsCrypto.P256.KeyAgreement.PrivateKey {
         guard peer.count == 65, peer.first == 0x04 else {
             throw .invalidKey("P-256 public key must be a 65-byte uncompressed point, got \(peer.count) bytes")
         }
-        #if canImport(CryptoKit)
+        #if TIDINGS_OPENSSL
+            return try P256Backend.sharedSecret(scalar: rawRepresentation, peer: peer)
+        #else
             return try sharedSecretFromKeyAgreement(
                 with: TidingsCrypto.P256.KeyAgreement.PublicKey(x963Representation: peer))
-        #else
-            return try P256Backend.sharedSecret(scalar: rawRepresentation, peer: peer)
         #endif
     }
 }
 
-#if canImport(CryptoKit)
-    private enum P256Backend {
-        static func publicPoint(forScalar scalar: [UInt8]) throws(CryptoError) -> [UInt8] {
-            do {
-                return [UInt8](
-                    try CryptoKit.P256.KeyAgreement.PrivateKey(rawRepresentation: scalar).publicKey.x963Representation)
-            } catch {
-                throw .invalidKey("P-256 private scalar out of range")
-            }
-        }
-
-        static func validatePoint(_ point: [UInt8]) throws(CryptoError) {
-            do {
-                _ = try CryptoKit.P256.KeyAgreement.PublicKey(x963Representation: point)
-            } catch {
-                throw .invalidKey("P-256 public key is not a point on the curve")
-            }
-        }
-
-        static func sharedSecret(scalar: [UInt8], peer: [UInt8]) throws(CryptoError) -> [UInt8] {
-            do {
-                let key = try CryptoKit.P256.KeyAgreement.PrivateKey(rawRepresentation: scalar)
-                let secret = try key.sharedSecretFromKeyAgreement(
-                    with: CryptoKit.P256.KeyAgreement.PublicKey(x963Representation: peer))
-                return secret.withUnsafeBytes { [UInt8]($0) }
-            } catch {
-                throw .backend("P256 key agreement: \(error)")
-            }
-        }
-    }
-#else
+#if TIDINGS_OPENSSL
     private enum P256Backend {
         /// Runs `body` with the P-256 group and a scratch BN context, freeing both afterwards.
         static func withGroup<T>(
@@ -223,6 +193,36 @@ extension TidingsCrypto.P256.KeyAgreement.PrivateKey {
                 var secret = [UInt8](repeating: 0, count: 32)
                 guard BN_bn2binpad(x, &secret, 32) == 32 else { throw .backend("BN_bn2binpad") }
                 return secret
+            }
+        }
+    }
+#else
+    private enum P256Backend {
+        static func publicPoint(forScalar scalar: [UInt8]) throws(CryptoError) -> [UInt8] {
+            do {
+                return [UInt8](
+                    try CryptoKit.P256.KeyAgreement.PrivateKey(rawRepresentation: scalar).publicKey.x963Representation)
+            } catch {
+                throw .invalidKey("P-256 private scalar out of range")
+            }
+        }
+
+        static func validatePoint(_ point: [UInt8]) throws(CryptoError) {
+            do {
+                _ = try CryptoKit.P256.KeyAgreement.PublicKey(x963Representation: point)
+            } catch {
+                throw .invalidKey("P-256 public key is not a point on the curve")
+            }
+        }
+
+        static func sharedSecret(scalar: [UInt8], peer: [UInt8]) throws(CryptoError) -> [UInt8] {
+            do {
+                let key = try CryptoKit.P256.KeyAgreement.PrivateKey(rawRepresentation: scalar)
+                let secret = try key.sharedSecretFromKeyAgreement(
+                    with: CryptoKit.P256.KeyAgreement.PublicKey(x963Representation: peer))
+                return secret.withUnsafeBytes { [UInt8]($0) }
+            } catch {
+                throw .backend("P256 key agreement: \(error)")
             }
         }
     }

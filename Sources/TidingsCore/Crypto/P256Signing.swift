@@ -1,7 +1,7 @@
-#if canImport(CryptoKit)
-    import CryptoKit
-#else
+#if TIDINGS_OPENSSL
     import COpenSSL
+#else
+    import CryptoKit
 #endif
 
 extension TidingsCrypto.P256 {
@@ -74,25 +74,7 @@ extension TidingsCrypto.P256 {
     }
 }
 
-#if canImport(CryptoKit)
-    private enum SigningBackend {
-        static func sign(_ message: [UInt8], scalar: [UInt8], publicPoint: [UInt8]) throws(CryptoError) -> [UInt8] {
-            do {
-                let key = try CryptoKit.P256.Signing.PrivateKey(rawRepresentation: scalar)
-                return [UInt8](try key.signature(for: message).rawRepresentation)
-            } catch {
-                throw .backend("P256.Signing: \(error)")
-            }
-        }
-
-        static func verify(_ signature: [UInt8], message: [UInt8], publicPoint: [UInt8]) -> Bool {
-            guard let key = try? CryptoKit.P256.Signing.PublicKey(x963Representation: publicPoint),
-                let parsed = try? CryptoKit.P256.Signing.ECDSASignature(rawRepresentation: signature)
-            else { return false }
-            return key.isValidSignature(parsed, for: message)
-        }
-    }
-#else
+#if TIDINGS_OPENSSL
     private enum SigningBackend {
         /// An EVP_PKEY for P-256 from its public point and, for signing, its scalar.
         static func makeKey(scalar: [UInt8]?, publicPoint: [UInt8]) throws(CryptoError) -> OpaquePointer {
@@ -199,6 +181,24 @@ extension TidingsCrypto.P256 {
             let result = EVP_DigestVerify(context, derPointer, Int(derLength), message, message.count)
             _ = drainOpenSSLErrors()
             return result == 1
+        }
+    }
+#else
+    private enum SigningBackend {
+        static func sign(_ message: [UInt8], scalar: [UInt8], publicPoint: [UInt8]) throws(CryptoError) -> [UInt8] {
+            do {
+                let key = try CryptoKit.P256.Signing.PrivateKey(rawRepresentation: scalar)
+                return [UInt8](try key.signature(for: message).rawRepresentation)
+            } catch {
+                throw .backend("P256.Signing: \(error)")
+            }
+        }
+
+        static func verify(_ signature: [UInt8], message: [UInt8], publicPoint: [UInt8]) -> Bool {
+            guard let key = try? CryptoKit.P256.Signing.PublicKey(x963Representation: publicPoint),
+                let parsed = try? CryptoKit.P256.Signing.ECDSASignature(rawRepresentation: signature)
+            else { return false }
+            return key.isValidSignature(parsed, for: message)
         }
     }
 #endif

@@ -1,7 +1,7 @@
-#if canImport(CommonCrypto)
-    import CommonCrypto
-#else
+#if TIDINGS_OPENSSL
     import COpenSSL
+#else
+    import CommonCrypto
 #endif
 
 extension TidingsCrypto {
@@ -43,7 +43,16 @@ extension TidingsCrypto {
             // One-byte stand-ins keep the pointers non-null for an empty password or salt; the lengths stay 0.
             let passwordBytes = password.isEmpty ? [0] : password
             let saltBytes = salt.isEmpty ? [0] : salt
-            #if canImport(CommonCrypto)
+            #if TIDINGS_OPENSSL
+                let status = passwordBytes.withUnsafeBufferPointer { passwordBuffer in
+                    passwordBuffer.withMemoryRebound(to: CChar.self) { passwordChars in
+                        PKCS5_PBKDF2_HMAC(
+                            passwordChars.baseAddress, Int32(password.count), saltBytes, Int32(salt.count),
+                            Int32(iterations), EVP_sha256(), Int32(outputByteCount), &output)
+                    }
+                }
+                guard status == 1 else { throw .backend("PKCS5_PBKDF2_HMAC") }
+            #else
                 let status = passwordBytes.withUnsafeBufferPointer { passwordBuffer in
                     passwordBuffer.withMemoryRebound(to: CChar.self) { passwordChars in
                         CCKeyDerivationPBKDF(
@@ -53,15 +62,6 @@ extension TidingsCrypto {
                     }
                 }
                 guard status == Int32(kCCSuccess) else { throw .backend("CCKeyDerivationPBKDF") }
-            #else
-                let status = passwordBytes.withUnsafeBufferPointer { passwordBuffer in
-                    passwordBuffer.withMemoryRebound(to: CChar.self) { passwordChars in
-                        PKCS5_PBKDF2_HMAC(
-                            passwordChars.baseAddress, Int32(password.count), saltBytes, Int32(salt.count),
-                            Int32(iterations), EVP_sha256(), Int32(outputByteCount), &output)
-                    }
-                }
-                guard status == 1 else { throw .backend("PKCS5_PBKDF2_HMAC") }
             #endif
             return output
         }

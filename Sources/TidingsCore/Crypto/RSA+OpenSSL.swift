@@ -1,4 +1,4 @@
-#if !canImport(Security)
+#if TIDINGS_OPENSSL
     import COpenSSL
 
     /// Owns one OpenSSL `EVP_PKEY`. Keys are immutable after creation and OpenSSL allows concurrent

@@ -1,4 +1,4 @@
-#if canImport(Security)
+#if !TIDINGS_OPENSSL
     import Foundation
     import Security
 

@@ -1,7 +1,7 @@
-#if canImport(CryptoKit)
-    import Security
-#else
+#if TIDINGS_OPENSSL
     import COpenSSL
+#else
+    import Security
 #endif
 
 extension TidingsCrypto {
@@ -11,15 +11,15 @@ extension TidingsCrypto {
         public static func bytes(_ count: Int) -> [UInt8] {
             guard count > 0 else { return [] }
             var output = [UInt8](repeating: 0, count: count)
-            #if canImport(CryptoKit)
+            #if TIDINGS_OPENSSL
+                let filled =
+                    count <= Int(Int32.max)
+                    && output.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) } == 1
+            #else
                 let status = output.withUnsafeMutableBytes { buffer in
                     buffer.baseAddress.map { SecRandomCopyBytes(kSecRandomDefault, count, $0) } ?? errSecParam
                 }
                 let filled = status == errSecSuccess
-            #else
-                let filled =
-                    count <= Int(Int32.max)
-                    && output.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) } == 1
             #endif
             if !filled {
                 // The library's generator refused; the operating system's one (getrandom/arc4random)

@@ -58,6 +58,11 @@ public struct Backoff: Sendable {
     /// Forgets past failures: the next delay is drawn below `base` again.
     public mutating func reset() { failures = 0 }
 
+    /// Starts from `failures` failures already counted (negative counts as none): the next delay is drawn below
+    /// the ceiling after `failures + 1`, as if that many delays had been taken. For a schedule that outlives one
+    /// run, like reconnects whose connections keep dropping before they prove healthy.
+    public mutating func resume(afterFailures failures: Int) { self.failures = max(0, failures) }
+
     private mutating func nextDelay(unit: Double) -> Duration {
         failures = failures == Int.max ? failures : failures + 1
         let fraction = unit.isFinite ? min(max(unit, 0), 1) : 0

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Fans one engine's changes out to any number of subscribers, each with a bounded buffer of its own.
 ///
 /// Every ``subscribe(bufferingLimit:)`` returns a fresh ``ChangeSubscription`` that receives every element
@@ -24,7 +22,7 @@ public final class ChangeBroadcaster<Element: Sendable>: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
     private let lagMarker: @Sendable (Int) -> Element
 
     /// Creates a broadcaster.

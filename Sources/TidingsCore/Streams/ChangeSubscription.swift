@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One subscriber's stream of a ``ChangeBroadcaster``'s elements: an `AsyncSequence` with a bounded
 /// buffer (see the broadcaster for the lag policy).
 ///
@@ -73,7 +71,7 @@ final class ChangeSubscriber<Element: Sendable>: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
     private let limit: Int
     private let lagMarker: @Sendable (Int) -> Element
     private let onTermination: @Sendable () -> Void

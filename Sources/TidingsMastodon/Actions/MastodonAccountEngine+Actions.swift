@@ -57,6 +57,14 @@ extension MastodonAccountEngine {
         try pendingActions().contains { $0.target == target }
     }
 
+    /// How long an outbox waits before sending again after its `failures`-th transient failure in a row (a 5xx,
+    /// a drop, a 429) while online: 30 s, doubling up to 15 minutes. ``MastodonSync`` retries the action outbox
+    /// on it; TidingsPush's `NotificationReplyOutbox` its replies.
+    public static func outboxRetryDelay(afterFailures failures: Int) -> Duration {
+        let doublings = min(max(0, failures - 1), 5)
+        return min(.seconds(30 * (1 << doublings)), .seconds(900))
+    }
+
     /// Sends every pending action, oldest first (on launch, after a restart; when the network returns).
     /// Stops at the first transient failure so the order is kept; that action is retried on the next call.
     public func replayOutbox() async {

@@ -38,41 +38,84 @@ extension MastodonAccountEngine {
 
     /// Re-checks cached statuses and removes those the server no longer has.
     ///
-    /// On Mastodon 4.3+ it asks `GET /api/v1/statuses?id[]=` in batches of 20 (each batch waits for the
-    /// account's rate budget); on older servers it fetches one status at a time, a 404 meaning deleted.
+    /// See ``recheck(_:timeline:limit:)``, which also says what was updated.
     ///
-    /// - Parameters:
-    ///   - ids: The statuses to check; the newest `limit` cached in `timeline` when nil.
-    ///   - timeline: Where to take the visible statuses from.
-    ///   - limit: The most statuses checked in this call.
     /// - Returns: The statuses removed.
     /// - Throws: ``MastodonError`` (nothing learnt from the failing request is applied), or a store error.
     @discardableResult
     public func recheckCachedStatuses(
         _ ids: [ServerID]? = nil, timeline: String = MastodonTimelineKey.homeTimeline, limit: Int = 40
     ) async throws -> [ServerID] {
+        try await recheck(ids, timeline: timeline, limit: limit).deleted
+    }
+
+    /// Re-checks cached statuses against the server, so edits and deletions made there reach the store:
+    /// a status the server no longer has is removed (with its cached boosts, rule 3), every other cached copy
+    /// gets the server's version in place, marked edited when its `edited_at` moved (rule 4).
+    ///
+    /// Where the server has `GET /api/v1/statuses?id[]=` (Mastodon 4.3+, ``MastodonCapabilities/supportsStatusesByID``)
+    /// it asks in batches of 20; elsewhere, and from the first answer that shows the route missing (404, 405 or
+    /// 400 from a compatible server naming a 4.3+ version), one status at a time, a 404 meaning deleted. Every
+    /// request waits for the account's rate budget when the client has one.
+    ///
+    /// For example, after the server edited one cached status and deleted another:
+    ///
+    /// ```swift
+    /// let report = try await engine.recheck(limit: 40)
+    /// // report.deleted == [deletedID]; report.updated.contains(editedID)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - ids: The statuses to check; the newest `limit` cached in `timeline` when nil.
+    ///   - timeline: Where to take the statuses from.
+    ///   - limit: The most statuses checked in this call.
+    /// - Returns: What was checked, removed and rewritten.
+    /// - Throws: ``MastodonError`` (what the failing request would have told is not applied; statuses settled
+    ///   before it stay settled), `CancellationError`, or a store error.
+    @discardableResult
+    public func recheck(
+        _ ids: [ServerID]? = nil, timeline: String = MastodonTimelineKey.homeTimeline, limit: Int = 40
+    ) async throws -> MastodonRecheckReport {
         let candidates = Array(
             (try ids ?? entries(timeline).reversed().compactMap(\.statusID)).prefix(max(0, limit)))
-        guard !candidates.isEmpty else { return [] }
+        var report = MastodonRecheckReport(checked: candidates)
+        guard !candidates.isEmpty else { return report }
         let capabilities = try await capabilities()
+        var found: [MastodonStatus]?
+        if capabilities.supportsStatusesByID, !statusesByIDMissing {
+            do {
+                found = try await guarded { try await self.client.statuses(ids: candidates) }
+                report.batched = true
+            } catch let error as MastodonError where Self.showsRouteMissing(error) {
+                statusesByIDMissing = true
+            }
+        }
         var deleted: [ServerID] = []
-        if capabilities.supportsStatusesByID {
-            let found = try await guarded { try await self.client.statuses(ids: candidates) }
+        if let found {
             let alive = Set(found.map(\.id))
             deleted = candidates.filter { !alive.contains($0) }
-            for status in found { try replaceFromServer(status) }
+            for status in found { report.updated += try replaceFromServer(status) }
         } else {
             for id in candidates {
                 do {
                     let status = try await guarded { try await self.client.status(id: id) }
-                    try replaceFromServer(status)
+                    report.updated += try replaceFromServer(status)
                 } catch let error as MastodonError where error == .notFound {
                     deleted.append(id)
                 }
             }
         }
         try removeDeleted(deleted)
-        return deleted
+        report.deleted = deleted
+        report.updated = Array(Set(report.updated).subtracting(deleted)).sorted()
+        return report
+    }
+
+    /// Whether an answer to `GET /api/v1/statuses?id[]=` says the server has no such route: Mastodon answers
+    /// it with a list (a missing ID is left out, never a 404), so a 404, 405 or 400 comes from a server that
+    /// only names a Mastodon version (GoToSocial's injected version, Pleroma's `ids[]`).
+    static func showsRouteMissing(_ error: MastodonError) -> Bool {
+        error == .notFound || error == .badRequest || (error == .server && error.status == 405)
     }
 
     /// Removes `ids` (deleted on the server) from the cache, with the cached boosts of each (a boost goes with
@@ -94,10 +137,12 @@ extension MastodonAccountEngine {
     }
 
     /// Writes the server's copy of a status into every cached copy of it (not an edit unless `edited_at` moved),
-    /// keeping the effects of pending actions.
-    func replaceFromServer(_ status: MastodonStatus) throws {
+    /// keeping the effects of pending actions; returns the rows written.
+    @discardableResult
+    func replaceFromServer(_ status: MastodonStatus) throws -> [ServerID] {
         let written = try writeNow { db in try self.writeNewVersion(status, keepingReaderState: false, in: db) }
         for id in written { broadcaster.publish(.statusUpdated(id)) }
+        return written
     }
 
     /// Writes a new version of `status` into its own cached row and into every cached copy of the status it is

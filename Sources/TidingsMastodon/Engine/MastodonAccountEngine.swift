@@ -47,6 +47,9 @@ public actor MastodonAccountEngine: MastodonPollTarget {
     var outboxDraining = false
     var filtersCache: [MastodonFilter]?
     var version1Filters = false
+    /// The server answered `GET /api/v1/statuses?id[]=` as a route it lacks (a compatible server that names a
+    /// Mastodon 4.3+ version): re-checks go one status at a time from then on.
+    var statusesByIDMissing = false
 
     /// Runs on the store's queue (its `SQLiteExecutor`).
     public nonisolated var unownedExecutor: UnownedSerialExecutor {

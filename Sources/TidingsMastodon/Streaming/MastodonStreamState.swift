@@ -22,4 +22,7 @@ public enum MastodonStreamGiveUpReason: Sendable, Hashable {
     case notOffered
     /// The account's token was refused: nothing is sent until it signs in again.
     case needsReauthentication
+    /// The server's streaming URL is not one the token may go to (``MastodonStreamingTrust``): not `wss`, or a
+    /// host outside the API's domain. The text says why, naming hosts and schemes, never the token.
+    case untrustedStreamingURL(String)
 }

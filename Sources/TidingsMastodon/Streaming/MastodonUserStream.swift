@@ -6,7 +6,9 @@ import TidingsNet
 /// while the app is in the foreground and online, and feeds its events to the account's engine.
 ///
 /// Guarantees:
-/// - The token travels only in the `Authorization` header, never in the URL.
+/// - The token travels only in the `Authorization` header, never in the URL, and only to a streaming URL
+///   ``MastodonStreamingTrust`` accepts (`wss`, the API's host or domain); another gives up at once with
+///   ``MastodonStreamGiveUpReason/untrustedStreamingURL(_:)``, logged, and polling stays.
 /// - `update` marks Home due: one refresh per ``updateCoalescing`` window, however many posts arrive;
 ///   `delete` removes the status at once; `status.update` replaces the cached status in place keeping the
 ///   reader's state; `notification` triggers one notifications poll per burst (``notificationCoalescing``);
@@ -41,6 +43,7 @@ public actor MastodonUserStream {
     private let onFiltersChanged: @Sendable () async -> Void
     private let onNotification: @Sendable (MastodonNotification) async -> Void
     private let gate: PollBudgetGate?
+    private let logger: TidingsLogger
     private var backoff: Backoff
     private let broadcaster = ChangeBroadcaster<MastodonStreamState> { _ in .stopped }
     private var runTask: Task<Void, Never>?
@@ -73,15 +76,17 @@ public actor MastodonUserStream {
     ///     poll stores it): the notification policy's stream path (TidingsPush's `MastodonNotificationRaiser`).
     ///   - gate: The account's polling gate; the stream's own refreshes and polls wait while it pauses (nil:
     ///     they never wait).
+    ///   - logger: Where a refused streaming URL is reported (subsystem `mastodon.stream`; never the token).
     public init(
         engine: MastodonAccountEngine, connector: MastodonStreamConnector? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
         backoff: Backoff = Backoff(base: .seconds(1), cap: .seconds(60)),
         onFiltersChanged: @escaping @Sendable () async -> Void = {},
         onNotification: @escaping @Sendable (MastodonNotification) async -> Void = { _ in },
-        gate: PollBudgetGate? = nil
+        gate: PollBudgetGate? = nil, logger: TidingsLogger = .disabled
     ) {
         self.gate = gate
+        self.logger = logger.scoped("mastodon.stream")
         self.engine = engine
         self.clock = clock
         self.timeline = Timeline(clock)
@@ -145,6 +150,12 @@ public actor MastodonUserStream {
                 guard let base = try await engine.capabilities().streamingURL, let built = Self.streamURL(base)
                 else {
                     state = .gaveUp(.notOffered)
+                    break
+                }
+                // The URL is the server's word: the token goes only where the API's own domain is.
+                if let refusal = MastodonStreamingTrust.refusal(streaming: base, api: engine.client.server) {
+                    logger.warning("user stream of \(engine.account) not opened, polling stays: \(refusal)")
+                    state = .gaveUp(.untrustedStreamingURL(refusal))
                     break
                 }
                 url = built

@@ -39,7 +39,8 @@ import TidingsCore
 ///   the same budget.
 /// - ``maintenance()`` sweeps each store once per call within ``MastodonMaintenancePolicy/retention``.
 /// - Cached statuses are re-checked for deletions (what was deleted while offline) at the end of the
-///   foreground's and the network return's housekeeping and in ``maintenance()``, at most once per
+///   foreground's and the network return's housekeeping, in ``maintenance()`` and in every
+///   ``syncNow(account:progress:)`` (an explicit sync); automatically at most once per
 ///   ``MastodonMaintenancePolicy/recheckInterval`` per account, through the account's rate budget; every run
 ///   (housekeeping and maintenance) skips it while the server's reserve is reached (the polling gate).
 public actor MastodonSync {
@@ -75,6 +76,7 @@ public actor MastodonSync {
     private let timeline: Timeline
     private let streamConnector: MastodonStreamConnector?
     private let maintenancePolicy: MastodonMaintenancePolicy
+    private let logger: TidingsLogger
     /// The budget every account's requests and polling go through (nil with ``MastodonRateLimiting/disabled``):
     /// one politeness bucket per host shared by every account, a scope per account and endpoint family.
     public nonisolated let rateBudget: RateBudget?
@@ -98,14 +100,17 @@ public actor MastodonSync {
     ///     ``MastodonRateLimiting/disabled`` only for tests that need it.
     ///   - now: The current date, for the budget's `Retry-After` dates and `X-RateLimit-Reset` timestamps.
     ///   - random: Polling and budget jitter in `0..<1`.
+    ///   - logger: Where the streams report what they refuse (a streaming URL the token may not go to).
     public init(
         clock: any Clock<Duration> = ContinuousClock(), settings: MastodonPollSettings = MastodonPollSettings(),
         configuration: PollLoopConfiguration = PollLoopConfiguration(),
         streamConnector: MastodonStreamConnector? = nil,
         maintenance: MastodonMaintenancePolicy = MastodonMaintenancePolicy(),
         rateLimiting: MastodonRateLimiting = .automatic, now: @escaping @Sendable () -> Date = { Date() },
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        logger: TidingsLogger = .disabled
     ) {
+        self.logger = logger
         switch rateLimiting.mode {
         case .own(let limits):
             rateBudget = RateBudget(configuration: limits, clock: clock, wallClock: now, random: random)
@@ -223,11 +228,12 @@ public actor MastodonSync {
         else { return }
         let timeline = timeline
         accounts[key]?.outboxRetry = Task { [weak self] in
-            var delay = Duration.seconds(30)
+            var failures = 1
             while !Task.isCancelled {
+                let delay = MastodonAccountEngine.outboxRetryDelay(afterFailures: failures)
                 do { try await timeline.sleep(for: delay) } catch { return }
                 guard let self, await self.retryOutbox(key) else { return }
-                delay = min(delay * 2, .seconds(900))
+                failures += 1
             }
         }
     }
@@ -438,6 +444,52 @@ public actor MastodonSync {
         }
     }
 
+    /// One explicit sync of an account, as a periodic `sync` (a timer, `tidings mastodon sync`, pull to refresh)
+    /// needs to converge with the server: the capabilities, Home refreshed from its newest cached status,
+    /// notifications polled and the unread count read, the server's markers read, then the newest
+    /// ``MastodonMaintenancePolicy/recheckLimit`` cached Home statuses asked again
+    /// (``MastodonAccountEngine/recheck(_:timeline:limit:)``: batched on Mastodon 4.3+, one by one elsewhere),
+    /// so edits and deletions made on the server — which only a stream would tell — reach the store.
+    ///
+    /// The re-check counts as the account's deletion re-check (the housekeeping's next one waits the policy's
+    /// interval from it); it is skipped while the account's polling gate pauses at the server's reserve, which is
+    /// left to the person. The polling ticks never run it, so the request rate of polling does not change.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let report = try await sync.syncNow(account: "alice@example.social")
+    /// print(report?.home.inserted ?? 0, report?.recheck?.deleted.count ?? 0)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The account.
+    ///   - progress: Told each step as it starts.
+    /// - Returns: What was done; nil for an account that is not signed in here.
+    /// - Throws: ``MastodonError`` from the first step that failed (the steps before it are kept), a store error,
+    ///   or `CancellationError`.
+    public func syncNow(
+        account key: String, progress: @Sendable (MastodonSyncStep) -> Void = { _ in }
+    ) async throws -> MastodonSyncReport? {
+        guard let engine = accounts[key]?.engine else { return nil }
+        progress(.capabilities)
+        let capabilities = try await engine.capabilities()
+        progress(.home)
+        let home = try await engine.refresh()
+        progress(.notifications)
+        try await engine.pollNotifications()
+        let unread = try? await engine.pollUnreadCount()
+        progress(.markers)
+        try await engine.syncMarkers()
+        var report = MastodonSyncReport(capabilities: capabilities, home: home, unread: unread)
+        guard maintenancePolicy.recheckLimit > 0, accounts[key]?.engine === engine else { return report }
+        if let gate = accounts[key]?.gate, await gate.pause() > .zero { return report }
+        progress(.recheck)
+        report.recheck = try await engine.recheck(limit: maintenancePolicy.recheckLimit)
+        if accounts[key]?.engine === engine { accounts[key]?.lastRecheck = timeline.elapsed }
+        return report
+    }
+
     /// A push woke the app for an account: one poll tick, whatever the preset.
     public func pushArrived(account key: String) async {
         await scheduler.pushArrived(account: key)
@@ -574,7 +626,7 @@ public actor MastodonSync {
             engine: engine, connector: streamConnector, clock: clock,
             onFiltersChanged: { [weak engine] in _ = try? await engine?.refreshFilters() },
             onNotification: { [weak self] notification in await self?.streamed(notification, account: key) },
-            gate: accounts[key]?.gate)
+            gate: accounts[key]?.gate, logger: logger)
         let states = stream.stateChanges()
         accounts[key]?.stream = stream
         accounts[key]?.tasks.append(

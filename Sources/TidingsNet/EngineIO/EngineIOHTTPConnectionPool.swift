@@ -145,7 +145,7 @@ public final class EngineIOHTTPConnectionPool: EngineIOPollingHTTP, Sendable {
             ) {
                 let tcp = try await TCPConnection.connect(host: host, port: port)
                 if scheme == "https" {
-                    #if canImport(COpenSSL)
+                    #if TIDINGS_OPENSSL
                         do {
                             return HTTPStream(
                                 try await TLSConnection.connect(over: tcp, host: host, configuration: tls))

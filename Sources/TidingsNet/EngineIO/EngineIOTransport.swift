@@ -62,7 +62,7 @@ public protocol EngineIOWebSocketFactory: Sendable {
 
 // Apple platforms only: on Linux URLSession lives in FoundationNetworking (libcurl), which TidingsNet does not
 // link (see ``HTTPClient``); ``EngineIOHTTPConnectionPool`` is the polling transport there.
-#if !canImport(COpenSSL)
+#if !TIDINGS_OPENSSL
     /// Polling over URLSession (Apple platforms): simple, but slower than ``EngineIOHTTPConnectionPool``.
     public struct URLSessionPollingHTTP: EngineIOPollingHTTP {
         private let session: URLSession

@@ -151,7 +151,7 @@ final class HTTP1Transport: Sendable {
             let tcp = try await TCPConnection.connect(host: origin.host, port: origin.port, timeout: .seconds(3600))
             state.withLock { $0.connectionsOpened += 1 }
             guard origin.scheme == "https" else { return HTTPStream(tcp) }
-            #if canImport(COpenSSL)
+            #if TIDINGS_OPENSSL
                 return HTTPStream(try await TLSConnection.connect(over: tcp, host: origin.host, configuration: tls))
             #else
                 tcp.close()

@@ -2,7 +2,7 @@ import Foundation
 import TidingsCore
 
 // Linux: HTTPClient over its own HTTP/1.1 transport, so FoundationNetworking (and libcurl) is never linked.
-#if canImport(COpenSSL)
+#if TIDINGS_OPENSSL
     extension HTTPClient {
         /// One call: the request and every redirect hop, each with its own cookies and `Authorization`
         /// decision. The caller bounds the whole of it with the request's timeout.

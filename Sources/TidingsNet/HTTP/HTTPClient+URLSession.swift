@@ -3,7 +3,7 @@ import TidingsCore
 
 // Apple platforms: TidingsNet has no TLS of its own there (COpenSSL is Linux-only), and URLSession is part
 // of Foundation, so ``HTTPClient`` keeps using it. On Linux, HTTPClient+Transport.swift is used instead.
-#if !canImport(COpenSSL)
+#if !TIDINGS_OPENSSL
 
     extension HTTPClient {
         /// The client's own ephemeral session: no shared cookies, cache or credential store.

@@ -83,7 +83,7 @@ public final class HTTPClient: Sendable {
     public let cookies: HTTPCookieJar
     let configuration: Configuration
     let logger: TidingsLogger
-    #if canImport(COpenSSL)
+    #if TIDINGS_OPENSSL
         let transport: HTTP1Transport
     #else
         let session: URLSession
@@ -93,7 +93,7 @@ public final class HTTPClient: Sendable {
     /// Body bytes received so far, over all this client's requests, counted as they arrive (for tests
     /// of ``Configuration/maximumResponseSize``).
     package var bodyBytesReceived: Int {
-        #if canImport(COpenSSL)
+        #if TIDINGS_OPENSSL
             transport.bodyBytesReceived
         #else
             delegate.bytesReceived
@@ -106,14 +106,14 @@ public final class HTTPClient: Sendable {
         self.logger = configuration.logger.scoped("http")
         let cookies = HTTPCookieJar(now: configuration.now)
         self.cookies = cookies
-        #if canImport(COpenSSL)
+        #if TIDINGS_OPENSSL
             transport = HTTP1Transport()
         #else
             (session, delegate) = Self.makeSession(cookies: cookies)
         #endif
     }
 
-    #if !canImport(COpenSSL)
+    #if !TIDINGS_OPENSSL
         deinit { session.finishTasksAndInvalidate() }
     #endif
 

@@ -2,7 +2,7 @@ import Foundation
 import TidingsCore
 
 // Apple platforms only: on Linux ``HTTPClient`` uses its own transport (HTTP1Transport).
-#if !canImport(COpenSSL)
+#if !TIDINGS_OPENSSL
 
     /// The delegate of an ``HTTPClient``'s session: it receives every body chunk, enforcing the size
     /// limit from the declared `Content-Length` and while the body arrives, and keeps redirects safe.

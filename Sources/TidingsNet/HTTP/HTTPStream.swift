@@ -80,7 +80,7 @@ final class HTTPStream: @unchecked Sendable {
 
     /// A TLS stream that ended without `close_notify` may have been truncated by an attacker.
     private static func endedCleanly(_ connection: any ByteStream) -> Bool {
-        #if canImport(COpenSSL)
+        #if TIDINGS_OPENSSL
             if let tls = connection as? TLSConnection { return tls.receivedCloseNotify }
         #endif
         return true

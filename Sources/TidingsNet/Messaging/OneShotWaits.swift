@@ -1,4 +1,4 @@
-import Synchronization
+import TidingsCore
 
 /// A table of one-shot waits by key, behind the request layer's correlator and reconnect waiters.
 ///
@@ -19,11 +19,11 @@ final class OneShotWaits<Value: Sendable>: Sendable {
     }
 
     private let clock: any Clock<Duration>
-    private let state: Mutex<State>
+    private let state: LockedState<State>
 
     init(clock: any Clock<Duration>, keys: ClosedRange<UInt64>) {
         self.clock = clock
-        self.state = Mutex(State(keys: RequestIDSequence(range: keys)))
+        self.state = LockedState(State(keys: RequestIDSequence(range: keys)))
     }
 
     var count: Int { state.withLock { $0.entries.count } }

@@ -1,5 +1,9 @@
 #if os(Linux)
-    import COpenSSL
+    // epoll comes through COpenSSL's shim (Swift's Glibc module does not export it); the manifest defines
+    // TIDINGS_OPENSSL wherever it builds Linux, and COpenSSL is imported only under it.
+    #if TIDINGS_OPENSSL
+        import COpenSSL
+    #endif
     import Foundation
     import Glibc
     import Synchronization

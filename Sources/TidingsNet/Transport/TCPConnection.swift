@@ -1,6 +1,11 @@
 import Dispatch
 import Foundation
-import Synchronization
+import TidingsCore
+
+#if os(Linux)
+    // The read-coalescing state below is Linux-only (it tunes epoll waits), so `Mutex` may serve there.
+    import Synchronization
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -297,7 +302,7 @@ func resolve(
     host: String, port: Int,
     lookup: @escaping @Sendable (String, Int) -> Result<[ResolvedAddress], TransportError> = lookUpAddresses
 ) async throws -> [ResolvedAddress] {
-    let outcome = Mutex<OneShotResolution?>(nil)
+    let outcome = LockedState<OneShotResolution?>(nil)
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[ResolvedAddress], any Error>) in
             let resolution = OneShotResolution(continuation)
@@ -314,10 +319,10 @@ func resolve(
 
 /// A continuation resumed by the first of the lookup and the caller's cancellation.
 private final class OneShotResolution: Sendable {
-    private let continuation: Mutex<CheckedContinuation<[ResolvedAddress], any Error>?>
+    private let continuation: LockedState<CheckedContinuation<[ResolvedAddress], any Error>?>
 
     init(_ continuation: CheckedContinuation<[ResolvedAddress], any Error>) {
-        self.continuation = Mutex(continuation)
+        self.continuation = LockedState(continuation)
     }
 
     func finish(_ result: Result<[ResolvedAddress], any Error>) {

@@ -1,7 +1,7 @@
 import Foundation
 import TidingsCore
 
-#if canImport(COpenSSL)
+#if TIDINGS_OPENSSL
     import COpenSSL
 
     /// A `TLSConnection` is a ``ByteStream`` that encrypts another byte stream (usually a

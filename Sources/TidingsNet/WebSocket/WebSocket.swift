@@ -193,7 +193,7 @@ public final class WebSocket: Sendable {
                 if !configuration.coalescesDenseReads { tcp.useReadCoalescing(.disabled) }
             #endif
             if target.secure {
-                #if canImport(COpenSSL)
+                #if TIDINGS_OPENSSL
                     stream = try await TLSConnection.connect(
                         over: tcp, host: target.host, configuration: configuration.tls)
                 #else

@@ -25,16 +25,20 @@ extension OpenMatesClient {
         await next?.close()
     }
 
-    /// Waits a backoff delay before each attempt; nil when stopped or after the last failed attempt.
+    /// Waits a backoff delay before each attempt, continuing from the attempts made since the last connection
+    /// that proved healthy (``ReconnectHealth``); nil when stopped. It never gives up on its
+    /// own: after ``Configuration/maximumReconnectAttempts`` the status is `failed` and the attempts go on at the
+    /// backoff's cap until one succeeds or the app closes the client.
     private func reconnect() async -> OpenMatesChannel? {
         var opened: OpenMatesChannel?
         var attempts = 0
         tracker.reconnecting(attempt: 1)
         publishStatus()
         let driver = ReconnectDriver(backoff: configuration.reconnectBackoff, clock: clock)
-        await driver.run {
+        await driver.run(afterFailures: reconnectHealth.attemptsSinceHealthy) {
             guard !stopped, !Task.isCancelled else { return true }
             attempts += 1
+            reconnectHealth.attemptMade()
             let channel = try? await transport.connect()
             // A run replaced while its attempt was under way leaves the status to the one replacing it.
             guard !stopped, !Task.isCancelled else {
@@ -45,14 +49,14 @@ extension OpenMatesClient {
                 opened = channel
                 return true
             }
-            if attempts >= configuration.maximumReconnectAttempts {
-                tracker.failed("gave up after \(attempts) reconnect attempts")
+            if attempts == configuration.maximumReconnectAttempts {
+                tracker.failed("\(attempts) reconnect attempts failed; still trying")
                 publishStatus()
                 broadcaster.publish(.failure(OpenMatesError(.connectionFailed, detail: "\(attempts) attempts")))
-                return true
+            } else if attempts < configuration.maximumReconnectAttempts {
+                tracker.reconnecting(attempt: attempts + 1)
+                publishStatus()
             }
-            tracker.reconnecting(attempt: attempts + 1)
-            publishStatus()
             return false
         }
         if stopped || Task.isCancelled {
@@ -64,6 +68,7 @@ extension OpenMatesClient {
 
     /// One connection: sync request, pings, events until it ends.
     private func serve(_ open: OpenMatesChannel) async {
+        let lifetime = Self.timeline(on: clock)
         channel = open
         // Published with the sync request's pending status below, never alone: a "connected" still showing the
         // last connection's "complete" would claim a store the server has not confirmed since the outage.
@@ -95,6 +100,9 @@ extension OpenMatesClient {
         }
         pingTask?.cancel()
         pingTask = nil
+        // Only a connection that proved healthy starts the backoff over: after one the server ended early, the next
+        // outage's delays continue to grow (a server that accepts and drops at once).
+        if !stopped { reconnectHealth.connectionEnded(after: lifetime.elapsed) }
         if channel != nil {
             channel = nil
             await open.close()

@@ -87,7 +87,7 @@ extension OpenMatesClient {
         guard let request = contentInFlight else { return }
         contentInFlight = nil
         let named = Set(answer.chats.map(\.chatID)).union(answer.failedChatIDs)
-        if !named.isSubset(of: request.chatIDs) { contentAnswersUnmatched = true }
+        if !named.union(answer.chatsWithoutContent).isSubset(of: request.chatIDs) { contentAnswersUnmatched = true }
         // Left out of an answer that could not be matched (or named by a partial_error without names): not
         // deleted on that evidence, reported unavailable so the loading state ends.
         let unresolved = request.chatIDs.filter { hydrationWanted.contains($0) && !named.contains($0) }

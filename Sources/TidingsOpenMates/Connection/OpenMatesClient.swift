@@ -11,9 +11,13 @@ import TidingsNet
 ///   ``requestBackgroundSync()``, through the same path, and `background_message_sync` is never sent. Sync status goes back to pending with each request and is complete
 ///   only by the server's data (``OpenMatesSyncStatusTracker``); no timeout completes it.
 /// - Each event's store changes are one transaction (``OpenMatesStore/apply(_:)``).
-/// - A lost connection is reopened after a full-jitter backoff (1 → 30 s by default) on the injected clock;
-///   after ``Configuration/maximumReconnectAttempts`` failed attempts in a row the status is `failed` until
-///   ``start()`` or ``reconnectNow()`` begins again; ``reconnectNow()`` also skips a backoff delay still to wait.
+/// - A lost connection is reopened after a full-jitter backoff (1 → 30 s by default) on the injected clock; the
+///   backoff starts over only after a connection that stayed open ``Configuration/healthyConnection``
+///   (``ReconnectHealth``), so a server that accepts and drops at once is retried at a growing delay, not every
+///   second. After
+///   ``Configuration/maximumReconnectAttempts`` failed attempts in a row the status is `failed` (announced once
+///   with ``Change/failure(_:)``) and the attempts go on at the backoff's cap until one succeeds; ``start()`` or
+///   ``reconnectNow()`` (the network came back) tries at once.
 /// - App-level pings go out every ``Configuration/pingInterval`` on the clock; one left without a `pong` for
 ///   ``Configuration/pongTimeout`` ends the connection (then reconnect and a new `phased_sync_request`); the
 ///   server's pings are answered with pongs.
@@ -45,8 +49,12 @@ public actor OpenMatesClient {
         public var reconnects: Bool
         /// Delays between reconnect attempts (full jitter below a ceiling doubling from `base` to `cap`).
         public var reconnectBackoff: Backoff
-        /// Failed reconnect attempts in a row after which the client gives up (status `failed`).
+        /// Failed reconnect attempts in a row after which the status is `failed`; the attempts go on at the
+        /// backoff's cap.
         public var maximumReconnectAttempts: Int
+        /// How long a connection must stay open to prove healthy; one the server ends sooner counts as a failed
+        /// attempt for the next outage's backoff (30 s, the Mastodon user stream's rule).
+        public var healthyConnection: Duration
         /// How often an app-level `ping` is sent.
         public var pingInterval: Duration
         /// How long a `ping` may stay without a `pong` before the connection is taken for dead, closed and
@@ -67,7 +75,8 @@ public actor OpenMatesClient {
             reconnects: Bool = true, reconnectBackoff: Backoff = Backoff(base: .seconds(1), cap: .seconds(30)),
             maximumReconnectAttempts: Int = 10, pingInterval: Duration = .seconds(25), contentBatchSize: Int = 10,
             hydrationTimeout: Duration = .seconds(30), actionTimeout: Duration = .seconds(10),
-            maximumActionTries: Int = 3, pongTimeout: Duration = .seconds(10)
+            maximumActionTries: Int = 3, pongTimeout: Duration = .seconds(10),
+            healthyConnection: Duration = .seconds(30)
         ) {
             self.reconnects = reconnects
             self.reconnectBackoff = reconnectBackoff
@@ -78,6 +87,7 @@ public actor OpenMatesClient {
             self.actionTimeout = actionTimeout
             self.maximumActionTries = max(1, maximumActionTries)
             self.pongTimeout = max(.zero, min(pongTimeout, pingInterval))
+            self.healthyConnection = max(.zero, healthyConnection)
         }
     }
 
@@ -145,6 +155,7 @@ public actor OpenMatesClient {
     /// Stored chats the server may have deleted, being verified with content requests.
     var verification = OpenMatesChatVerification()
     /// The queued action sent on the current connection and not answered yet (one at a time, in order).
+    var reconnectHealth: ReconnectHealth
     var actionInFlight: Int64?
     var actionTimeoutTask: Task<Void, Never>?
     /// Pongs still to come before the pin in flight counts as read by the server (0: none awaited).
@@ -178,6 +189,7 @@ public actor OpenMatesClient {
         self.clock = clock
         self.logger = logger.scoped("openmates")
         self.tracker = OpenMatesSyncStatusTracker(storeWindow: store.maximumChats)
+        self.reconnectHealth = ReconnectHealth(healthyAfter: configuration.healthyConnection)
     }
 
     /// The current status.
@@ -207,13 +219,15 @@ public actor OpenMatesClient {
     }
 
     /// Starts connecting (and reconnecting); returns at once. Calling it again while running does nothing;
-    /// after a terminal failure (``OpenMatesSyncStatus/Connection/failed``) it starts over from `connecting`,
+    /// after a failure (``OpenMatesSyncStatus/Connection/failed``) it starts over at once from `connecting`,
     /// with a fresh count of reconnect attempts. After ``close()`` or ``logout()`` it does nothing.
     public func start() {
         guard !stopped else { return }
         if runTask != nil, tracker.status.connectionStatus != .failed { return }
-        // A failed run has returned already; cancelling it only makes sure no stale attempt touches the status.
+        // A failed run is still retrying at the backoff's cap (or returned, with reconnects off): this attempt
+        // replaces it, and cancelling it makes sure no stale attempt touches the status.
         runTask?.cancel()
+        reconnectHealth.reset()
         tracker.connecting()
         publishStatus()
         runTask = Task { await self.run() }
@@ -221,7 +235,7 @@ public actor OpenMatesClient {
 
     /// Tries to connect now instead of after the backoff delay still to wait, for the app's "the network
     /// changed" notification: while reconnecting, the waiting attempt is replaced by one made at once (the
-    /// attempt count starts again, as for a new outage); after a terminal failure it is ``start()``. While
+    /// attempt count starts again, as for a new outage); after a failure it is ``start()``. While
     /// connecting or connected, and after ``close()`` or ``logout()``, it does nothing.
     public func reconnectNow() {
         guard !stopped else { return }
@@ -229,6 +243,7 @@ public actor OpenMatesClient {
         case .failed: start()
         case .reconnecting:
             runTask?.cancel()
+            reconnectHealth.reset()
             tracker.reconnecting(attempt: 1)
             publishStatus()
             runTask = Task { await self.run() }

@@ -107,7 +107,7 @@ public struct OpenMatesContentBlob: Sendable, Hashable {
     /// - Throws: what ``open(with:)`` throws, or ``OpenMatesCryptoError/notText`` for invalid UTF-8.
     public func openText(with key: TidingsCrypto.SymmetricKey) throws(OpenMatesCryptoError) -> String {
         let plain = try open(with: key)
-        guard let text = String(validating: plain, as: UTF8.self) else {
+        guard let text = OpenMatesUTF8.text(plain) else {
             throw OpenMatesCryptoError(.notText, detail: "\(plain.count) bytes")
         }
         return text

@@ -120,7 +120,7 @@ public enum OpenMatesEmbedCrypto {
         -> String
     {
         let plain = try OpenMatesChatKeyWrap.openIVPrefixed(field, with: embedKey, what: "embed field")
-        guard let text = String(validating: plain, as: UTF8.self) else {
+        guard let text = OpenMatesUTF8.text(plain) else {
             throw OpenMatesCryptoError(.notText, detail: "embed field of \(plain.count) bytes")
         }
         return text

@@ -52,12 +52,13 @@ public struct OpenMatesSyncApplier: Sendable {
         heldContentPhases.removeAll()
     }
 
-    /// The chats of `requested` that `answer` shows the server no longer has: no messages entry, no versions
-    /// entry, not named by `partial_error`. Empty when the answer cannot be this request's (it names a chat not
-    /// requested) or when its `partial_error` names no chats (which ones failed is then unknown).
+    /// The chats of `requested` that `answer` shows the server no longer has: no versions entry and no messages
+    /// (the key missing, or an empty list as the public server sends), not named by `partial_error`. Empty when the
+    /// answer cannot be this request's (it names a chat not requested) or when its `partial_error` names no chats
+    /// (which ones failed is then unknown: the public server answers a chat it failed to read like a deleted one).
     public static func chatsMissing(from answer: OpenMatesContentBatchResponse, requested: [String]) -> [String] {
         let named = Set(answer.chats.map(\.chatID)).union(answer.failedChatIDs)
-        guard named.isSubset(of: requested) else { return [] }
+        guard named.union(answer.chatsWithoutContent).isSubset(of: requested) else { return [] }
         if answer.partialError != nil, answer.failedChatIDs.isEmpty { return [] }
         var seen: Set<String> = []
         return requested.filter { !named.contains($0) && seen.insert($0).inserted }

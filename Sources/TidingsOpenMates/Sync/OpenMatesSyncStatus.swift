@@ -13,8 +13,8 @@ public struct OpenMatesSyncStatus: Sendable, Hashable {
         /// The connection was lost; reconnect attempt `attempt` (1-based) is under way or waiting its delay.
         case reconnecting(attempt: Int)
         /// Reconnecting failed ``OpenMatesClient/Configuration/maximumReconnectAttempts`` times in a row: a
-        /// visible, terminal failure until the app starts the client again (``OpenMatesClient/start()`` or
-        /// ``OpenMatesClient/reconnectNow()``, which begin again from ``connecting``).
+        /// visible failure while the client keeps trying at its backoff's cap; ``OpenMatesClient/start()`` or
+        /// ``OpenMatesClient/reconnectNow()`` try at once, from ``connecting``.
         case failed
     }
 
@@ -49,7 +49,10 @@ public struct OpenMatesSyncStatus: Sendable, Hashable {
     public var offlineBanner: Bool = false
     /// How many chats the server last reported (`sync_status_response`, phase 2's total), when it did.
     public var serverChatCount: Int?
-    /// Whether the server's cache last reported itself primed (nil: not asked).
+    /// Whether the server's cache reported itself primed on this connection (nil: not answered yet). Sync is
+    /// complete only once it is true: the server answers a phased sync on a cold cache from its database (the
+    /// last chat's content only) and pushes `cache_primed` when its re-warm ends, and `sync_status_response` may
+    /// come after `phased_sync_complete`, so an unanswered status is not taken for a warm cache.
     public var cacheIsPrimed: Bool?
     /// The last error the server or the connection reported, for the UI (never secrets).
     public var lastError: String?
@@ -72,7 +75,8 @@ public struct OpenMatesSyncStatus: Sendable, Hashable {
 /// The pure rules of ``OpenMatesSyncStatus``: connection events and sync signals in, status out.
 ///
 /// Sync becomes pending with every `phased_sync_request` (startup, every reconnect, `cache_primed`) and is
-/// complete only when `phased_sync_complete` arrived for the latest request, the cache is not reported cold,
+/// complete only when `phased_sync_complete` arrived for the latest request, the server reported its cache primed
+/// on this connection (`sync_status_response` with `is_primed: true`, or `cache_primed`),
 /// the store holds at least as many chats as the server reported (up to the store's window), and no
 /// verification of stored chats the server may have deleted is running (``verification(running:storedChatCount:unverified:)``). Thin
 /// cache-warming events and the passing of time change nothing.
@@ -97,6 +101,8 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
     public mutating func connected() {
         status.connectionStatus = .connected
         status.offlineBanner = false
+        // The server may have restarted cold meanwhile: its cache is asked about again on every connection.
+        status.cacheIsPrimed = nil
     }
 
     /// The connection was lost or could not be opened; `attempt` is the reconnect attempt under way.
@@ -105,7 +111,7 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
         status.offlineBanner = true
     }
 
-    /// Reconnecting gave up.
+    /// Reconnecting failed too often in a row (the client may still be trying), or reconnects are off.
     public mutating func failed(_ reason: String) {
         status.connectionStatus = .failed
         status.offlineBanner = true
@@ -191,7 +197,7 @@ public struct OpenMatesSyncStatusTracker: Sendable, Hashable {
         guard status.sync != .idle else { return }
         let expected = min(status.serverChatCount ?? 0, storeWindow)
         let complete =
-            completeReceived && status.cacheIsPrimed != false && storedChatCount >= expected && !verifying
+            completeReceived && status.cacheIsPrimed == true && storedChatCount >= expected && !verifying
         status.sync = complete ? .complete : .pending
         // Every stored chat is accounted for by a sync that verified what it had to.
         if complete, !leftUnverified { status.unverifiedChatCount = 0 }

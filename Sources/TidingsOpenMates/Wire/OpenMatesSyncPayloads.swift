@@ -93,7 +93,8 @@ public struct OpenMatesCacheStatus: Sendable, Hashable {
     public var timestamp: Int?
 
     init(payload: [String: JSONValue]) {
-        isPrimed = payload.omBool("is_primed") ?? false
+        // `is_primed` at the reference commit; other versions of the handler name it `cache_primed`.
+        isPrimed = payload.omBool("is_primed") ?? payload.omBool("cache_primed") ?? false
         chatCount = payload.omInt("chat_count")
         timestamp = payload.omInt("timestamp")
     }
@@ -101,8 +102,12 @@ public struct OpenMatesCacheStatus: Sendable, Hashable {
 
 /// `chat_content_batch_response`: content for the chats a `request_chat_content_batch` named.
 public struct OpenMatesContentBatchResponse: Sendable, Hashable {
-    /// One entry per chat the answer has messages or versions for.
+    /// One entry per chat the answer has messages or versions for, except those in ``chatsWithoutContent``.
     public var chats: [OpenMatesChatContent]
+    /// Chats answered with an empty `messages_by_chat_id` list and no `versions_by_chat_id` entry: how the public
+    /// server answers for a chat it no longer has (and, with `partial_error`, for one it failed to read). A chat
+    /// that exists always gets its versions, even with no messages, so these carry no content to store.
+    public var chatsWithoutContent: [String]
     /// Embeds, keys and outputs sent with it.
     public var side: OpenMatesSideData
     /// The server's text when it could not deliver everything.
@@ -115,7 +120,12 @@ public struct OpenMatesContentBatchResponse: Sendable, Hashable {
         let versions = payload["versions_by_chat_id"]?.objectValue ?? [:]
         let checkpoints = payload["compression_checkpoints_by_chat_id"]?.objectValue ?? [:]
         var chats: [OpenMatesChatContent] = []
+        var withoutContent: [String] = []
         for chatID in Set(messages.keys).union(versions.keys).sorted() {
+            if versions[chatID] == nil, messages[chatID]?.arrayValue?.isEmpty == true {
+                withoutContent.append(chatID)
+                continue
+            }
             var dropped = 0
             let version = versions[chatID]?.objectValue ?? [:]
             chats.append(
@@ -127,6 +137,7 @@ public struct OpenMatesContentBatchResponse: Sendable, Hashable {
                     droppedMessages: dropped))
         }
         self.chats = chats
+        chatsWithoutContent = withoutContent
         side = OpenMatesSideData(payload: payload)
         var failed: [String] = []
         var text: String?

@@ -106,7 +106,14 @@ extension MastodonSandboxServer {
         case ("POST", "/api/v1/markers"):
             return saveMarkers(request, viewer: viewer)
         case ("GET", "/api/v1/statuses"):
-            let ids = request.query.filter { $0.name == "id[]" }.map(\.value)
+            let name: String
+            switch variant.statusesLookup {
+            case .mastodon: name = "id[]"
+            case .pleromaIDs: name = "ids[]"
+            case .missing: return error(404, "Not found")
+            }
+            let ids = request.query.filter { $0.name == name }.map(\.value)
+            if ids.isEmpty, variant.statusesLookup == .pleromaIDs { return error(400, "Missing field: ids.") }
             guard ids.count <= 20 else { return error(422, "Too many IDs") }
             let found = ids.compactMap { liveIndex($0) }.map { statusJSON(statuses[$0], viewer: viewer) }
             return .json(JSONValue.array(found))

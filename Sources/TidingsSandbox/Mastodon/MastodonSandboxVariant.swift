@@ -13,8 +13,20 @@ public struct MastodonSandboxVariant: Sendable, Hashable {
         case flake
     }
 
+    /// How the server answers `GET /api/v1/statuses` (several statuses by ID in one request).
+    public enum StatusesLookup: Sendable, Hashable {
+        /// Mastodon 4.3+: `id[]=…` (at most 20), the statuses found, a deleted or unknown ID left out.
+        case mastodon
+        /// Pleroma/Akkoma: `ids[]=…` only; without it a 400 ("Missing field: ids"), so Mastodon's `id[]` fails.
+        case pleromaIDs
+        /// No such route (GoToSocial, Nextcloud Social): 404.
+        case missing
+    }
+
     /// The ID alphabet and length.
     public var idStyle: IDStyle = .snowflake(digits: 18)
+    /// How `GET /api/v1/statuses?id[]=` is answered.
+    public var statusesLookup: StatusesLookup = .mastodon
     /// Whether pages drop some of their items after paging (server-side filters), so a page may be
     /// shorter than `limit` while more remain: only `Link` tells where the end is.
     public var filtersPages = false
@@ -50,27 +62,32 @@ public struct MastodonSandboxVariant: Sendable, Hashable {
     /// Mastodon 4.3 with 18-digit snowflakes.
     public static let mastodon = MastodonSandboxVariant()
 
-    /// GoToSocial-style: ULIDs, v2 instance present.
+    /// GoToSocial-style: ULIDs, v2 instance present, no `GET /api/v1/statuses?id[]=`.
     public static var goToSocial: MastodonSandboxVariant {
         var variant = MastodonSandboxVariant()
         variant.idStyle = .ulid
+        // GoToSocial has no multi-status lookup, whatever Mastodon version its instance names (an admin may
+        // inject a 4.x one for clients that check it, as this variant's does).
+        variant.statusesLookup = .missing
         return variant
     }
 
-    /// Pleroma/Akkoma-style: flake IDs, v1 only, sparse fields.
+    /// Pleroma/Akkoma-style: flake IDs, v1 only, sparse fields, `GET /api/v1/statuses?ids[]=` (not `id[]`).
     public static var pleroma: MastodonSandboxVariant {
         var variant = MastodonSandboxVariant()
         variant.idStyle = .flake
         variant.version1Only = true
         variant.sparseFields = true
+        variant.statusesLookup = .pleromaIDs
         return variant
     }
 
-    /// Nextcloud Social.
+    /// Nextcloud Social (no `GET /api/v1/statuses?id[]=`).
     public static var nextcloud: MastodonSandboxVariant {
         var variant = MastodonSandboxVariant()
         variant.nextcloudSocial = true
         variant.version1Only = true
+        variant.statusesLookup = .missing
         return variant
     }
 

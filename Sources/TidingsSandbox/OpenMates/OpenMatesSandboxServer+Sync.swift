@@ -26,10 +26,6 @@ extension OpenMatesSandboxServer {
                     "timestamp": .int(Int64(now)),
                 ])
         case "phased_sync_request":
-            if variant.coldCache {
-                heldSyncs.append(id)
-                return
-            }
             phasedSync(id, phase: payload["phase"]?.stringValue ?? "all", client: ClientState(payload))
         case "request_chat_content_batch":
             contentBatch(id, chatIDs: (payload["chat_ids"]?.arrayValue ?? []).compactMap(\.stringValue))
@@ -91,8 +87,12 @@ extension OpenMatesSandboxServer {
                             "already_synced": .bool(client.versions[last.chatID]?.messages == last.messagesV),
                         ]
                     ))
+                // A cold cache is answered from the database: the last chat's content only, as the public server
+                // does until its re-warm has filled the cache.
+                let contentChats = variant.coldCache ? [last] : first10
                 let withSubChats =
-                    variant.subChatContentInPhase1b ? first10.flatMap { [$0] + subChats(of: $0.chatID) } : first10
+                    variant.subChatContentInPhase1b
+                    ? contentChats.flatMap { [$0] + subChats(of: $0.chatID) } : contentChats
                 events.append(("phase_1b_chat_content_ready", content(withSubChats, client: client)))
             }
         }
@@ -107,7 +107,7 @@ extension OpenMatesSandboxServer {
                 (
                     "phase_2_last_20_chats_ready",
                     [
-                        "chats": .array(window.map { .object(["chat_details": .object($0.details)]) }),
+                        "chats": .array(window.map { .object(phase2Entry($0)) }),
                         "chat_count": .int(Int64(window.count)), "total_chat_count": .int(Int64(total)),
                         "phase": "phase2",
                     ]
@@ -152,6 +152,14 @@ extension OpenMatesSandboxServer {
         }
     }
 
+    /// One phase 2 entry; on a cold cache the database's shape, with the user's draft beside the details.
+    private func phase2Entry(_ chat: OpenMatesSandboxChat) -> [String: JSONValue] {
+        guard variant.coldCache else { return ["chat_details": .object(chat.details)] }
+        return [
+            "chat_details": .object(chat.details), "user_encrypted_draft_content": .null, "user_draft_version_db": 0,
+        ]
+    }
+
     private func emitThin(_ id: Int, before type: String) {
         switch type {
         case "phase_1_last_chat_ready":
@@ -191,8 +199,10 @@ extension OpenMatesSandboxServer {
         return payload
     }
 
-    /// The answer to one content request. A chat the server does not have (deleted, by any device) is left
-    /// out: no messages entry, no versions entry, not in `partial_error` — the README's deletion signal.
+    /// The answer to one content request. A chat the server does not have (deleted, by any device) gets an empty
+    /// messages list and no versions entry, as the public server answers (or, under
+    /// ``OpenMatesSandboxVariant/deletedChatsLeftOutOfContent``, no entry at all); a failed chat gets the same
+    /// empty list, named by `partial_error`. A chat the server has always gets its versions.
     private func contentBatch(_ id: Int, chatIDs: [String]) {
         guard !chatIDs.isEmpty, variant.contentNeverAnswered.isDisjoint(with: chatIDs) else { return }
         let wanted = chatIDs
@@ -202,9 +212,13 @@ extension OpenMatesSandboxServer {
         var keys: [JSONValue] = []
         var failed: [String] = []
         for chatID in wanted {
-            guard let chat = chats[chatID] else { continue }
+            guard let chat = chats[chatID] else {
+                if !variant.deletedChatsLeftOutOfContent { messages[chatID] = [] }
+                continue
+            }
             guard !variant.contentFailures.contains(chatID) else {
                 failed.append(chatID)
+                messages[chatID] = []
                 continue
             }
             messages[chatID] = .array(chat.messages.map(JSONValue.object))

@@ -67,7 +67,6 @@ public actor OpenMatesSandboxServer {
 
     var sessions: [Int: Session] = [:]
     var nextSessionID = 0
-    var heldSyncs: [Int] = []
     var disconnectedOnce = false
     /// The `total_chat_count` the last phase 2 carried (``OpenMatesSandboxVariant/lateTotalChatCount``).
     var lastReportedTotal: Int?
@@ -157,16 +156,24 @@ public actor OpenMatesSandboxServer {
 
     func closeSession(_ id: Int) {
         guard let session = sessions.removeValue(forKey: id) else { return }
-        heldSyncs.removeAll { $0 == id }
         session.continuation.finish()
     }
 
-    /// Warms a cold cache: pushes `cache_primed` {status: full_sync_ready} to every connection; held syncs
-    /// are then answered when the client asks again.
+    /// Ends a cold cache's re-warm, as the public server's warming task does: pushes to every connection the thin
+    /// phase events (`phase_1_last_chat_ready` {chat_id}, `phase_2_last_20_chats_ready` and
+    /// `phase_3_last_100_chats_ready` {chat_count}), then `cache_primed` {status: full_sync_ready}; syncs asked
+    /// for from then on are answered from the warm cache.
     public func primeCache() {
         variant.coldCache = false
-        heldSyncs.removeAll()
-        for id in sessions.keys.sorted() { emit(id, "cache_primed", ["status": "full_sync_ready"]) }
+        let count = Int64(min(chats.count, 100))
+        for id in sessions.keys.sorted() {
+            if let last = orderedParents.first {
+                emit(id, "phase_1_last_chat_ready", ["chat_id": .string(last.chatID)])
+            }
+            emit(id, "phase_2_last_20_chats_ready", ["chat_count": .int(min(count, 20))])
+            emit(id, "phase_3_last_100_chats_ready", ["chat_count": .int(count)])
+            emit(id, "cache_primed", ["status": "full_sync_ready"])
+        }
     }
 
     /// Another device posts a message: the chat's version moves and every connection gets `new_chat_message`.

@@ -22,11 +22,17 @@ public struct OpenMatesSandboxVariant: Sendable, Hashable {
     public var duplicateDeliveries = false
     /// Cuts the connection right after sending this event type, once.
     public var disconnectAfter: String?
-    /// The cache is cold: phased syncs are held (and `sync_status_response` says `is_primed: false`) until
-    /// ``OpenMatesSandboxServer/primeCache()``.
+    /// The cache is cold, as after the public server's restart: `sync_status_response` says `is_primed: false`
+    /// and phased syncs are answered from the database (phase 1b with the last chat's content only, phase 2
+    /// entries with the draft fields beside the details) until ``OpenMatesSandboxServer/primeCache()`` ends the
+    /// re-warm with thin phase events and `cache_primed`.
     public var coldCache = false
     /// Chats whose content batch answer fails with a `partial_error` naming them.
     public var contentFailures: Set<String> = []
+    /// A content batch leaves a chat the server does not have out of the answer entirely (no key at all), as this
+    /// sandbox used to. Off, the default, the answer carries an empty `messages_by_chat_id` list for it and no
+    /// `versions_by_chat_id` entry, as the public server's `chat_content_batch_handler` does.
+    public var deletedChatsLeftOutOfContent = false
     /// Chats a content batch never answers: a request naming one of them gets no answer at all (the client's
     /// hydration timeout then ends the loading state).
     public var contentNeverAnswered: Set<String> = []

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TidingsCore
 
 #if canImport(Glibc)
     import Glibc
@@ -15,8 +15,8 @@ final class Console: Sendable {
     @TaskLocal static var current = Console(capturing: false)
 
     private let capturing: Bool
-    private let buffers = Mutex((output: "", error: ""))
-    private let outputBytes = Mutex([UInt8]())
+    private let buffers = LockedState((output: "", error: ""))
+    private let outputBytes = LockedState([UInt8]())
     /// What an in-process run reads as standard input.
     private let input: [UInt8]
 

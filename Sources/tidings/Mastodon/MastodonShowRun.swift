@@ -2,7 +2,7 @@ import Foundation
 import TidingsCore
 import TidingsMastodon
 
-/// `tidings mastodon show`: the stored home timeline, newest first, read offline from a read-only open (nothing
+/// `tidings mastodon show`: the stored home timeline, newest first (an edited status marked so), read offline from a read-only open (nothing
 /// on disk changes); a gap prints as a gap, never as a continuous timeline.
 func runMastodonShow(_ options: MastodonShowOptions) async throws {
     let path = options.store
@@ -31,7 +31,10 @@ func runMastodonShow(_ options: MastodonShowOptions) async throws {
             case .gap(let state): shown.append(.gap(state))
             case .status(let id):
                 let stored = try await store.status(account: options.account, id: id)
-                shown.append(.status(id, try stored.map { try MastodonStatusPayload.decode($0.payload) }))
+                shown.append(
+                    .status(
+                        id, try stored.map { try MastodonStatusPayload.decode($0.payload) },
+                        edited: stored?.edited ?? false))
             }
         }
         rows = shown
@@ -53,7 +56,7 @@ func runMastodonShow(_ options: MastodonShowOptions) async throws {
 
 /// One printed row of `show`.
 private enum MastodonShownRow: Sendable {
-    case status(ServerID, MastodonStatus?)
+    case status(ServerID, MastodonStatus?, edited: Bool)
     case gap(MastodonGapState)
 
     func emit(json: Bool) {
@@ -65,17 +68,17 @@ private enum MastodonShownRow: Sendable {
             } else {
                 print(state == .open ? "  ┄┄ gap: not fetched yet ┄┄" : "  ┄┄ gap: the server no longer has these ┄┄")
             }
-        case .status(let id, let status):
+        case .status(let id, let status, let edited):
             let text = status.map { plainText($0.content) } ?? "(not readable)"
             let author = status?.account?.acct
             let date = status?.createdAt.map { ISO8601DateFormatter().string(from: $0) }
             if json {
                 JSONLines.emit([
                     "type": "status", "id": id.description, "createdAt": date.map { $0 as Any } ?? NSNull(),
-                    "account": author.map { $0 as Any } ?? NSNull(), "text": text,
+                    "account": author.map { $0 as Any } ?? NSNull(), "text": text, "edited": edited,
                 ])
             } else {
-                print("  \(id)  \(date ?? "-")  \(author ?? "?"): \(text)")
+                print("  \(id)  \(date ?? "-")  \(author ?? "?"): \(text)\(edited ? " (edited)" : "")")
             }
         }
     }

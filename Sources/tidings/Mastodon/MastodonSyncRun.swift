@@ -10,7 +10,8 @@ import TidingsSandbox
     import Darwin
 #endif
 
-/// `tidings mastodon sync`: one sync through `MastodonSync` (capabilities, tier, home, notifications, markers);
+/// `tidings mastodon sync`: one `MastodonSync.syncNow` (capabilities, home, notifications, markers, the re-check of
+/// the newest cached statuses);
 /// exits non-zero, with one `Error:` line, when any step did not complete.
 func runMastodonSync(_ options: MastodonSyncOptions) async throws {
     let progress = MastodonProgress(enabled: isatty(2) == 1)
@@ -25,20 +26,25 @@ func runMastodonSync(_ options: MastodonSyncOptions) async throws {
 
     let summary: MastodonSyncSummary
     do {
-        let capabilities = try await engine.capabilities()
+        // One library entry: capabilities, Home, notifications, markers, then the newest cached statuses asked
+        // again, so what the server edited or deleted since the last run reaches the store.
+        let report = try await sync.syncNow(account: engine.account) { step in
+            switch step {
+            case .capabilities: progress.say("Reading the server's capabilities…")
+            case .home: progress.say("Refreshing the home timeline…")
+            case .notifications: progress.say("Fetching notifications…")
+            case .markers: progress.say("Syncing read markers…")
+            case .recheck: progress.say("Re-checking the newest cached statuses for edits and deletions…")
+            }
+        }
+        guard let report else { throw ToolFailure(ExitCode.software, "the account was not signed in") }
+        let capabilities = report.capabilities
         let tiers = MastodonTierPolicy.tiers(
             capabilities: capabilities, app: MastodonAppState(foreground: true, online: true, isActiveAccount: true),
             push: .none, auth: .signedIn)
         progress.say(
             "Server \(capabilities.versionString); tier as the active account: \(tiers.streaming ? "streaming" : "polling")."
         )
-        progress.say("Refreshing the home timeline…")
-        let home = try await engine.refresh()
-        progress.say("Fetching notifications…")
-        try await engine.pollNotifications()
-        let unread = try? await engine.pollUnreadCount()
-        progress.say("Syncing read markers…")
-        try await engine.syncMarkers()
         let entries = try await engine.entries()
         // A server with grouped notifications (v2) stores groups; an older one single notifications (v1).
         let notifications =
@@ -47,11 +53,11 @@ func runMastodonSync(_ options: MastodonSyncOptions) async throws {
         let counts = transport.snapshot
         summary = MastodonSyncSummary(
             target: target, account: options.account, store: options.store, capabilities: capabilities,
-            streaming: tiers.streaming, home: home, cached: entries.filter { !$0.isGap }.count,
-            gaps: entries.filter(\.isGap).count, notifications: notifications, unread: unread,
+            streaming: tiers.streaming, home: report.home, cached: entries.filter { !$0.isGap }.count,
+            gaps: entries.filter(\.isGap).count, notifications: notifications, unread: report.unread,
             homeMarker: try await engine.localMarker(.home),
             notificationsMarker: try await engine.localMarker(
-                .notifications), requests: counts.requests, minIDRequests: counts.minID)
+                .notifications), recheck: report.recheck, requests: counts.requests, minIDRequests: counts.minID)
     } catch {
         await sync.shutdown()
         throw mastodonFailure(error, target: target)

@@ -16,6 +16,7 @@ struct MastodonSyncSummary: Sendable {
     var unread: Int?
     var homeMarker: ServerID?
     var notificationsMarker: ServerID?
+    var recheck: MastodonRecheckReport?
     var requests: Int
     var minIDRequests: Int
 
@@ -33,6 +34,12 @@ struct MastodonSyncSummary: Sendable {
                     "home": homeMarker.map { $0.description as Any } ?? NSNull(),
                     "notifications": notificationsMarker.map { $0.description as Any } ?? NSNull(),
                 ] as [String: Any],
+                "recheck": recheck.map {
+                    [
+                        "checked": $0.checked.count, "deleted": $0.deleted.count, "updated": $0.updated.count,
+                        "batched": $0.batched,
+                    ] as [String: Any] as Any
+                } ?? NSNull(),
                 "requests": requests, "minIDRequests": minIDRequests,
             ])
             return
@@ -51,6 +58,13 @@ struct MastodonSyncSummary: Sendable {
         tidingsPrint(
             "Markers: home \(homeMarker?.description ?? "-"), notifications \(notificationsMarker?.description ?? "-")."
         )
+        if let recheck {
+            tidingsPrint(
+                "Re-checked \(recheck.checked.count) cached statuses\(recheck.batched ? " in batches" : " one by one"): \(recheck.deleted.count) deleted, \(recheck.updated.count) updated."
+            )
+        } else {
+            tidingsPrint("Re-check skipped: the server's rate-limit reserve is reached.")
+        }
         tidingsPrint("Requests: \(requests) (\(minIDRequests) asked only for newer statuses, min_id).")
     }
 }

@@ -64,8 +64,14 @@ struct UserStreamTests {
             authorization: MastodonAuthorization(token: "alice-token"),
             transport: HTTPClient(configuration: .init(timeout: .seconds(20))))
         let capabilities = try await MastodonCapabilities.fetch(with: loopback)
+        // REST in process, at the listener's URL: the advertised ws:// stream is then the API's own loopback host,
+        // the one place a plain-http API's token may go (MastodonStreamingTrust).
+        let client = MastodonAPIClient(
+            server: listener.url, accountKey: fixture.engine.client.accountKey,
+            authorization: MastodonAuthorization(token: "alice-token"),
+            transport: MastodonSandboxTransport(server: fixture.http))
         let engine = MastodonAccountEngine(
-            client: fixture.engine.client, store: fixture.store, capabilities: capabilities, clock: fixture.clock)
+            client: client, store: fixture.store, capabilities: capabilities, clock: fixture.clock)
         let stream = MastodonUserStream(
             engine: engine, connector: MastodonUserStream.webSocketConnector(connectTimeout: .seconds(20)),
             clock: fixture.clock)

@@ -24,7 +24,7 @@ import TidingsCore
         if let blob = try? OpenMatesContentBlob(bytes: bytes), let plain = try? blob.open(with: chatKey) {
             #expect(plain.count <= bytes.count)
         }
-        if let text = String(validating: bytes, as: UTF8.self) {
+        if let text = OpenMatesUTF8.text(bytes) {
             if let blob = try? OpenMatesContentBlob(base64: text) { _ = try? blob.openText(with: chatKey) }
             _ = try? OpenMatesChatKeyWrap.unwrap(text, masterKey: masterKey)
             for key in [try? OpenMatesEmbedCrypto.unwrapKey(text, with: masterKey), try? hiddenUnlock.unwrap(text)] {

@@ -40,12 +40,14 @@ import TidingsSandbox
         _ server: OpenMatesSandboxServer, path: String, variant: OpenMatesSandboxPrefetchVariant
     ) async throws -> (OpenMatesClientHarness, PrefetchHarness) {
         var prefetch: PrefetchHarness?
-        let client = try await OpenMatesModel.launch(server, path: path) { client in
-            let attached = try PrefetchHarness(server: server, store: client.store, clock: client.clock)
-            attached.endpoint.variant = variant
-            await attached.prefetcher.attach(to: client.client)
-            prefetch = attached
-        }
+        let client = try await OpenMatesModel.launch(
+            server, path: path,
+            beforeStart: { client in
+                let attached = try PrefetchHarness(server: server, store: client.store, clock: client.clock)
+                attached.endpoint.variant = variant
+                await attached.prefetcher.attach(to: client.client)
+                prefetch = attached
+            })
         return (client, try #require(prefetch))
     }
 

@@ -327,14 +327,17 @@ extension OpenMatesClient {
     private func acknowledgeInFlight(_ action: OpenMatesPendingAction) async {
         finishInFlight()
         do {
-            try store.acknowledge(action.id)
-            // The server now holds the re-wrapped key; it answers the acting device without it.
+            // The server now holds the re-wrapped key; it answers the acting device without it. Written with the
+            // acknowledgement, in one transaction: a hide that left the queue while its key failed to be written
+            // would be announced by nobody.
+            var changes: [OpenMatesStoreChange] = []
             if action.kind == .hide, let key = action.payload.omString("encrypted_chat_key"),
                 var chat = try store.chat(action.chatID)?.chat
             {
                 chat.details["encrypted_chat_key"] = .string(key)
-                try store.apply([.upsertChat(chat)])
+                changes.append(.upsertChat(chat))
             }
+            try store.acknowledge(action.id, applying: changes)
         } catch {
             broadcaster.publish(.failure(OpenMatesError(.store, operation: "acknowledge", detail: "\(error)")))
             return

@@ -61,9 +61,15 @@ extension OpenMatesStore {
         }
     }
 
-    /// Removes an action the server acknowledged: its local value no longer outranks the server's.
-    public func acknowledge(_ actionID: Int64) throws {
-        try database.write { db in try db.execute("DELETE FROM om_pending_actions WHERE action_id = ?", [actionID]) }
+    /// Removes an action the server acknowledged (its local value no longer outranks the server's) together
+    /// with the local changes its acknowledgement makes, in one transaction: all or none, so an action never
+    /// leaves the queue without what its success wrote.
+    public func acknowledge(_ actionID: Int64, applying changes: [OpenMatesStoreChange] = []) throws {
+        let sealing = self.sealing
+        try database.write { db in
+            try db.execute("DELETE FROM om_pending_actions WHERE action_id = ?", [actionID])
+            for change in changes { try Self.apply(change, db, sealing) }
+        }
     }
 
     /// Records a failed try with its reason; the action stays queued.

@@ -19,15 +19,16 @@ import TidingsSandbox
         let server = OpenMatesSandboxServer()
         await server.seed(parents: 3)
         var variant = OpenMatesSandboxVariant()
-        variant.unansweredActions = ["pin_chat"]
+        variant.unansweredActions = ["encrypted_chat_metadata"]
         await server.setVariant(variant)
         let harness = try OpenMatesClientHarness(
             server: server, store: OpenMatesStore(path: path),
             configuration: .init(maximumActionTries: 1))
         await harness.client.start()
         #expect(await harness.untilSynced())
-        let queued = try await harness.client.setPinned(true, chatID: "chat-001")
-        #expect(await eventually { await harness.server.received.map(\.type).contains("pin_chat") })
+        let queued = try await harness.client.sendMessage(
+            chatID: "chat-001", messageID: "local-1", encryptedContent: "sealed", createdAt: 1_700_000_100)
+        #expect(await eventually { await harness.server.received.map(\.type).contains("encrypted_chat_metadata") })
 
         await harness.client.close()
         var outcomes: [OpenMatesClient.Change] = []
@@ -59,14 +60,15 @@ import TidingsSandbox
         let server = OpenMatesSandboxServer()
         await server.seed(parents: 3)
         var variant = OpenMatesSandboxVariant()
-        variant.unansweredActions = ["pin_chat"]
+        variant.unansweredActions = ["encrypted_chat_metadata"]
         await server.setVariant(variant)
         let first = try OpenMatesClientHarness(
             server: server, store: OpenMatesStore(path: path), configuration: .init(maximumActionTries: 1))
         await first.client.start()
         #expect(await first.untilSynced())
-        let queued = try await first.client.setPinned(true, chatID: "chat-001")
-        #expect(await eventually { await first.server.received.map(\.type).contains("pin_chat") })
+        let queued = try await first.client.sendMessage(
+            chatID: "chat-001", messageID: "local-1", encryptedContent: "sealed", createdAt: 1_700_000_100)
+        #expect(await eventually { await first.server.received.map(\.type).contains("encrypted_chat_metadata") })
         await first.client.close()
         first.store.database.close()
 
@@ -82,7 +84,7 @@ import TidingsSandbox
             })
         #expect(succeeded == [queued.id])
         #expect(try second.store.pendingActions().isEmpty)
-        #expect(await server.chats["chat-001"]?.pinned == true)
+        #expect(await server.appliedActions == ["store_message:chat-001:local-1"])
         await second.client.close()
         second.store.database.close()
     }

@@ -141,7 +141,7 @@ import TidingsSandbox
         await harness.server.seed(parents: 3)
         await harness.client.start()
         #expect(await harness.untilSynced())
-        try harness.store.enqueue(OpenMatesPendingAction(kind: .pinChat, chatID: "chat-001"))
+        try harness.store.enqueue(OpenMatesPendingAction(kind: .pin, chatID: "chat-001"))
         await harness.server.forceLogout()
         #expect(await harness.until { $0 == .failure(.loggedOut) })
         for table in OpenMatesStoreTable.allCases { #expect(try harness.store.count(table) == 0) }

@@ -13,7 +13,7 @@ import TidingsSandbox
         let server = OpenMatesSandboxServer()
         await server.seed(parents: 3)
         var variant = OpenMatesSandboxVariant()
-        variant.refusedActions = ["pin_chat"]
+        variant.refusedActions = ["update_chat"]
         await server.setVariant(variant)
         let first = try OpenMatesClientHarness(server: server, store: OpenMatesStore(path: path))
         await first.client.start()
@@ -30,11 +30,11 @@ import TidingsSandbox
         // A subscriber that came after the announcement reads it from the client.
         let failed = try await first.client.failedActions()
         #expect(failed.map(\.id) == [queued.id])
-        #expect(failed.first?.action.kind == .pinChat)
+        #expect(failed.first?.action.kind == .pin)
         #expect(failed.first?.action.chatID == "chat-001")
         #expect(failed.first?.action.tries == 3)
         #expect(failed.first?.reason == error.detail)
-        #expect(failed.first?.reason.contains("pin_chat refused") == true)
+        #expect(failed.first?.reason.contains("update_chat refused") == true)
         #expect(failed.first?.error == .actionFailed)
         #expect(failed.first?.error.chatIDs == ["chat-001"])
         #expect(try first.store.pendingActions().isEmpty)
@@ -60,13 +60,14 @@ import TidingsSandbox
         let server = OpenMatesSandboxServer()
         await server.seed(parents: 3)
         var variant = OpenMatesSandboxVariant()
-        variant.unansweredActions = ["archive_chat"]
+        variant.unansweredActions = ["encrypted_chat_metadata"]
         await server.setVariant(variant)
         let harness = try OpenMatesClientHarness(server: server)
         await harness.client.start()
         #expect(await harness.untilSynced())
-        try await harness.client.setArchived(true, chatID: "chat-002")
-        #expect(await eventually { await harness.received("archive_chat").count == 1 })
+        try await harness.client.sendMessage(
+            chatID: "chat-002", messageID: "local-1", encryptedContent: "sealed", createdAt: 1_700_000_100)
+        #expect(await eventually { await harness.received("encrypted_chat_metadata").count == 1 })
         await server.deleteChat("chat-002")
         #expect(
             await harness.until { change in
@@ -74,7 +75,7 @@ import TidingsSandbox
                 return false
             })
         let failed = try await harness.client.failedActions()
-        #expect(failed.map(\.action.kind) == [.archiveChat])
+        #expect(failed.map(\.action.kind) == [.storeMessage])
         #expect(failed.first?.reason == "the chat was deleted")
         try await harness.client.logout()
         #expect(try harness.store.failedActions().isEmpty)
@@ -86,7 +87,7 @@ import TidingsSandbox
         do {
             let store = try OpenMatesStore(path: path)
             try store.apply([.upsertChat(OpenMatesChat(chatID: "c1", lastEdited: 1000))])
-            try store.enqueue(OpenMatesPendingAction(kind: .pinChat, chatID: "c1", payload: ["pinned": true]))
+            try store.enqueue(OpenMatesPendingAction(kind: .pin, chatID: "c1", payload: ["pinned": true]))
             // What a store of schema version 1 looks like: no table of failed actions.
             try store.database.writeWithoutTransaction { db in
                 try db.execute("DROP TABLE om_failed_actions")
@@ -100,7 +101,7 @@ import TidingsSandbox
         #expect(migrated.healedTables.isEmpty)
         #expect(try migrated.chatList().map(\.chatID) == ["c1"])
         let pending = try migrated.pendingActions()
-        #expect(pending.map(\.kind) == [.pinChat])
+        #expect(pending.map(\.kind) == [.pin])
         try migrated.abandon(try #require(pending.first), reason: "refused")
         #expect(try migrated.failedActions().map(\.reason) == ["refused"])
     }

@@ -10,13 +10,18 @@ import TidingsSandbox
 /// and deletions from another device, online — `chat_deleted` — and while this client is offline, when no
 /// `chat_deleted` reaches it) and client schedules (disconnects; relaunches with the same, a cleared or a
 /// damaged store; kills between two store transactions, then a relaunch on the same file; the five offline
-/// actions — send, delete message, pin, archive, hide — taken at random points, replayed after reconnects,
+/// actions in the reference server's events — store a message (and ask the AI about it), delete a message, pin,
+/// hide with a re-wrapped key — taken at random points, replayed after reconnects,
 /// relaunches and kills, and also taken during an offline period, queued and replayed when it ends): after
 /// quiescence the store equals the server's view (its order, pinned chats first, every flag, and the deletions
 /// made while offline included), the action queue is empty, no deleted chat is back, every queued action was
 /// announced exactly once, as `actionSucceeded` or `actionFailed` (whatever its kind, across relaunches on the
-/// same file), every queued message reached the server exactly once (or its chat was deleted) and no action was
-/// applied twice (the sandbox's `appliedActions`).
+/// same file), every queued message reached the server exactly once (or its chat was deleted), no action was
+/// applied twice (the sandbox's `appliedActions`), and every message asked of the AI reached it (its chat not
+/// deleted; the sandbox's `aiRequests`) and was never sent again after the client had read an acknowledgement
+/// of it (``OpenMatesAIRequestLedger``; but after a kill, where an acknowledgement read and not yet written
+/// leaves the request queued). A second copy reaching the AI is legitimate when the client heard no answer to
+/// the first: the server is not idempotent there, and the client cannot tell an unread answer from none.
 ///
 /// Not modelled here: prefetch (`OpenMatesPrefetchModelTests`).
 @Suite(.serialized, .timeLimit(.minutes(1))) struct OpenMatesModelTests {
@@ -45,7 +50,7 @@ import TidingsSandbox
         }
         #expect(try store.chatList().isEmpty)
         // Dead from there on: the next transaction fails too.
-        #expect(throws: (any Error).self) { try store.enqueue(OpenMatesPendingAction(kind: .pinChat, chatID: "x")) }
+        #expect(throws: (any Error).self) { try store.enqueue(OpenMatesPendingAction(kind: .pin, chatID: "x")) }
         #expect(try store.pendingActions().isEmpty)
     }
 
@@ -76,6 +81,10 @@ import TidingsSandbox
     /// for the "never lost, never twice" checks.
     struct Queued {
         var sent: [String: String] = [:]
+        /// Message IDs asked of the AI (by chat).
+        var asked: [String: String] = [:]
+        /// A kill happened in this case.
+        var killed = false
         var stamp = 0
         /// Which store file the client runs on: queue IDs start over in a new one (cleared or damaged).
         var generation = 0
@@ -111,10 +120,12 @@ import TidingsSandbox
 
     /// A client on `path` whose announcements `outcomes` collects until it is closed (the collector's task).
     static func launch(
-        _ server: OpenMatesSandboxServer, path: String, generation: Int, outcomes: ActionOutcomes
+        _ server: OpenMatesSandboxServer, path: String, generation: Int, outcomes: ActionOutcomes,
+        ledger: OpenMatesAIRequestLedger
     ) async throws -> (OpenMatesClientHarness, Task<Void, Never>) {
         var collector: Task<Void, Never>?
-        let harness = try await OpenMatesModel.launch(server, path: path) { harness in
+        ledger.closing(false)
+        let harness = try await OpenMatesModel.launch(server, path: path, transport: ledger.transport) { harness in
             let changes = harness.client.changes(bufferingLimit: 100_000)
             collector = Task { for await change in changes { outcomes.note(change, generation: generation) } }
         }
@@ -130,23 +141,34 @@ import TidingsSandbox
         let ids = await server.orderedChats.map(\.chatID)
         guard let chat = ids.randomElement(using: &random) else { return }
         let value = Bool.random(using: &random)
-        switch Int.random(in: 0..<5, using: &random) {
+        switch Int.random(in: 0..<4, using: &random) {
         case 0:
             queued.stamp += 1
             let messageID = "local-\(queued.stamp)"
             // Client stamps above the server's clock, spaced so posts in between never overtake them.
             let created = 1_700_010_000 + queued.stamp * 1_000
+            let ask = Bool.random(using: &random)
             let action = try? await harness.client.sendMessage(
-                chatID: chat, messageID: messageID, encryptedContent: "sealed-\(messageID)", createdAt: created)
-            if action != nil { queued.sent[messageID] = chat }
+                chatID: chat, messageID: messageID, encryptedContent: "sealed-\(messageID)", createdAt: created,
+                askAI: ask ? "question \(messageID)" : nil)
+            if let action {
+                queued.sent[messageID] = chat
+                if ask {
+                    queued.asked[messageID] = chat
+                    // Queued right after the store, in the same transaction.
+                    queued.actions.insert(ActionOutcomes.key(queued.generation, action.id + 1))
+                }
+            }
             queued.note(action)
         case 1:
             let messages = await server.chats[chat]?.messages.compactMap { $0["message_id"]?.stringValue } ?? []
             guard let messageID = messages.randomElement(using: &random) else { return }
             queued.note(try? await harness.client.deleteMessage(chatID: chat, messageID: messageID))
         case 2: queued.note(try? await harness.client.setPinned(value, chatID: chat))
-        case 3: queued.note(try? await harness.client.setArchived(value, chatID: chat))
-        default: queued.note(try? await harness.client.setHidden(value, chatID: chat))
+        default:
+            queued.note(
+                try? await harness.client.setHidden(
+                    value, chatID: chat, masterKey: server.masterKey, unlock: OpenMatesOfflineActionsTests.unlock))
         }
     }
 
@@ -158,10 +180,8 @@ import TidingsSandbox
             subChatsOfNewest: Int.random(in: 0...3, using: &random))
         var variant = OpenMatesModel.variant(&random)
         variant.lateTotalChatCount = Int.random(in: 0..<3, using: &random) == 0
-        // Half the cases refuse in the public server's form (`chat_id`, no `client_action_id`); from the seed, so
-        // the other draws (and earlier seeds' replays) stay as they were.
-        variant.refusalsNameTheChatOnly = seed % 2 == 1
-        // A deleted chat's content answer: an empty list (the public server's form) or no key at all.
+        // A deleted chat's content answer: an empty list (the public server's form) or no key at all; from the seed,
+        // so the other draws (and earlier seeds' replays) stay as they were.
         variant.deletedChatsLeftOutOfContent = seed / 2 % 2 == 1
         await server.setVariant(variant)
         let directory = try OpenMatesTemporaryDirectory()
@@ -169,8 +189,10 @@ import TidingsSandbox
         var deleted: Set<String> = []
 
         let outcomes = ActionOutcomes()
+        let ledger = OpenMatesAIRequestLedger()
         var queued = Queued()
-        var (harness, collector) = try await launch(server, path: path, generation: 0, outcomes: outcomes)
+        var (harness, collector) = try await launch(
+            server, path: path, generation: 0, outcomes: outcomes, ledger: ledger)
         #expect(await OpenMatesModel.settle(harness), "seed \(seed): first sync")
         for _ in 0..<Int.random(in: 0...7, using: &random) {
             let ids = await server.orderedChats.map(\.chatID)
@@ -215,6 +237,7 @@ import TidingsSandbox
                 // A kill between two transactions: writes fail from a random row on while the client goes on
                 // (an action, a reconnect and its sync), then the process is gone and relaunches on the file.
                 try armKill(harness.store, afterRowWrites: Int.random(in: 0..<40, using: &random))
+                queued.killed = true
                 await randomAction(harness, server, &queued, &random)
                 // Until the client has read the next sync's end (over a failing store, it cannot complete).
                 let completes = await harness.client.traffic.received["phased_sync_complete", default: 0]
@@ -226,21 +249,26 @@ import TidingsSandbox
                     }
                     return await harness.client.traffic.received["phased_sync_complete", default: 0] > completes
                 }
+                ledger.closing(true)
                 await harness.client.close()
                 await collector.value
                 harness.store.database.close()
                 (harness, collector) = try await launch(
-                    server, path: path, generation: queued.generation, outcomes: outcomes)
+                    server, path: path, generation: queued.generation, outcomes: outcomes, ledger: ledger)
                 #expect(await OpenMatesModel.settle(harness), "seed \(seed): relaunch after a kill")
             default:
                 // Relaunch: the same store, a cleared one, or a damaged one (whose queue goes with the file:
                 // those actions are not counted as lost).
                 let damage = Int.random(in: 0..<3, using: &random)
+                ledger.closing(true)
                 await harness.client.close()
                 await collector.value
                 if damage != 0 {
                     for action in try harness.store.pendingActions() {
-                        if let messageID = action.messageID { queued.sent[messageID] = nil }
+                        if let messageID = action.messageID {
+                            queued.sent[messageID] = nil
+                            queued.asked[messageID] = nil
+                        }
                         queued.actions.remove(ActionOutcomes.key(queued.generation, action.id))
                     }
                     queued.generation += 1
@@ -257,7 +285,7 @@ import TidingsSandbox
                     deleted.insert(chat)
                 }
                 (harness, collector) = try await launch(
-                    server, path: path, generation: queued.generation, outcomes: outcomes)
+                    server, path: path, generation: queued.generation, outcomes: outcomes, ledger: ledger)
                 #expect(await OpenMatesModel.settle(harness), "seed \(seed): relaunch")
             }
         }
@@ -278,11 +306,25 @@ import TidingsSandbox
         let applied = await server.appliedActions
         for (messageID, chat) in queued.sent where !deleted.contains(chat) {
             #expect(
-                applied.filter { $0 == "send_message:\(chat):\(messageID)" }.count == 1,
+                applied.filter { $0 == "store_message:\(chat):\(messageID)" }.count == 1,
                 "seed \(seed): \(messageID) lost or applied twice")
         }
-        let messageActions = applied.filter { $0.hasPrefix("send_message:") || $0.hasPrefix("delete_message:") }
+        let messageActions = applied.filter { $0.hasPrefix("store_message:") || $0.hasPrefix("delete_message:") }
         #expect(Set(messageActions).count == messageActions.count, "seed \(seed): an action applied twice")
+        // Every message asked of the AI reached it. More than once is legitimate only when the client had read
+        // none of its acknowledgements when it sent it again (the connection ended, the app closed or the
+        // deadline passed with the server's answer unread: the README's "resent only when no
+        // chat_message_confirmed, ai_task_initiated or message_queued for it arrived"), or after a kill between
+        // reading an acknowledgement and writing it; never after the client read one.
+        let asked = await server.aiRequests
+        for (messageID, chat) in queued.asked where !deleted.contains(chat) {
+            #expect(asked.contains("\(chat):\(messageID)"), "seed \(seed): \(messageID) never reached the AI")
+        }
+        if !queued.killed {
+            for key in ledger.resentAfterAcknowledgement {
+                Issue.record("seed \(seed): \(key) asked of the AI again after its acknowledgement was read")
+            }
+        }
         await harness.client.close()
         await collector.value
         harness.store.database.close()

@@ -5,16 +5,23 @@ import TidingsSandbox
 
 @testable import TidingsOpenMates
 
-/// Offline actions: queued durably with their local effect, replayed in order on reconnect, each confirmed
-/// by the server's echo or failed explicitly after 3 tries — never dropped, never applied twice.
+/// Offline actions in the reference server's own events (commit 1f6bb71): queued durably with their local
+/// effect, replayed in order on reconnect, each settled by what that server answers the acting device — never
+/// dropped, never applied twice, and no user message asked of the AI twice once it was acknowledged.
 @Suite(.timeLimit(.minutes(1))) struct OpenMatesOfflineActionsTests {
+    /// A fixed hide secret (an app derives it from the hide password; PBKDF2 is not what is tested here).
+    static let unlock = OpenMatesHiddenChatUnlock(
+        secret: (try? TidingsCrypto.SymmetricKey(bytes: TidingsCrypto.SHA256.hash(Array("test hide".utf8))))
+            ?? .random())
+
     /// A synced harness whose transport can be made to refuse connections (offline).
-    private static func online(parents: Int = 3, store: OpenMatesStore? = nil) async throws -> (
-        OpenMatesClientHarness, RefusableOpenMatesTransport
-    ) {
+    static func online(parents: Int = 3, store: OpenMatesStore? = nil, variant: OpenMatesSandboxVariant = .init())
+        async throws -> (OpenMatesClientHarness, RefusableOpenMatesTransport)
+    {
         var refusable: RefusableOpenMatesTransport?
         let server = OpenMatesSandboxServer()
         await server.seed(parents: parents)
+        await server.setVariant(variant)
         let harness = try OpenMatesClientHarness(
             server: server, store: store,
             transport: { base in
@@ -27,253 +34,269 @@ import TidingsSandbox
         return (harness, try #require(refusable))
     }
 
-    private static func goOffline(_ harness: OpenMatesClientHarness, _ transport: RefusableOpenMatesTransport) async {
+    static func goOffline(_ harness: OpenMatesClientHarness, _ transport: RefusableOpenMatesTransport) async {
         transport.refusing = true
         await harness.server.dropAllConnections()
         #expect(await harness.untilStatus { $0.connectionStatus == .reconnecting(attempt: 1) })
     }
 
-    private static func reconnect(_ harness: OpenMatesClientHarness, _ transport: RefusableOpenMatesTransport) async {
+    static func reconnect(_ harness: OpenMatesClientHarness, _ transport: RefusableOpenMatesTransport) async {
         transport.refusing = false
         #expect(await harness.clock.waitForSleepers(1))
         await harness.clock.advance(by: .seconds(1))
     }
 
-    private static func actionTypes(_ server: OpenMatesSandboxServer) async -> [String] {
-        let kinds: Set<String> = ["send_message", "delete_message", "pin_chat", "archive_chat", "hide_chat"]
-        return await server.received.map(\.type).filter { kinds.contains($0) }
+    static let actionEvents: Set<String> = [
+        "delete_message", "update_chat", "encrypted_chat_metadata", "chat_message_added",
+    ]
+
+    static func actionTypes(_ server: OpenMatesSandboxServer) async -> [String] {
+        await server.received.map(\.type).filter { actionEvents.contains($0) }
     }
 
-    @Test func actionsTakenOfflineApplyLocallyAndReplayInOrderOnReconnect() async throws {
+    static func outcomes(_ harness: OpenMatesClientHarness, count: Int) async -> (
+        succeeded: [OpenMatesPendingAction], failed: [(OpenMatesPendingAction, OpenMatesError)]
+    ) {
+        var succeeded: [OpenMatesPendingAction] = []
+        var failed: [(OpenMatesPendingAction, OpenMatesError)] = []
+        _ = await harness.until { change in
+            if case .actionSucceeded(let action) = change { succeeded.append(action) }
+            if case .actionFailed(let action, let error) = change { failed.append((action, error)) }
+            return succeeded.count + failed.count == count
+        }
+        return (succeeded, failed)
+    }
+
+    @Test func actionsTakenOfflineReplayInTheReferenceServersEventsAndSettleByItsAnswers() async throws {
         let (harness, transport) = try await Self.online()
+        let server = harness.server
         await Self.goOffline(harness, transport)
         try await harness.client.setPinned(true, chatID: "chat-002")
         try await harness.client.sendMessage(
-            chatID: "chat-000", messageID: "local-1", encryptedContent: "sealed-local", createdAt: 1_700_000_100)
+            chatID: "chat-000", messageID: "local-1", encryptedContent: "sealed-local", createdAt: 1_700_000_100,
+            askAI: "hello")
         try await harness.client.deleteMessage(chatID: "chat-001", messageID: "chat-001-m0")
-        try await harness.client.setArchived(true, chatID: "chat-001")
-        try await harness.client.setHidden(true, chatID: "chat-002")
+        try await harness.client.setHidden(true, chatID: "chat-001", masterKey: server.masterKey, unlock: Self.unlock)
         // Local at once, before any server answer.
         #expect(try harness.store.chat("chat-002")?.chat.pinned == true)
-        #expect(try harness.store.chat("chat-002")?.chat.hidden == true)
-        #expect(try harness.store.chat("chat-001")?.chat.archived == true)
+        #expect(try harness.store.chat("chat-001")?.chat.hidden == true)
         #expect(try harness.store.messages(chatID: "chat-000").map(\.messageID).contains("local-1"))
-        #expect(try !harness.store.messages(chatID: "chat-001").map(\.messageID).contains("chat-001-m0"))
-        #expect(try harness.store.pendingActions().count == 5)
-        #expect(await Self.actionTypes(harness.server).isEmpty)
 
         await Self.reconnect(harness, transport)
-        var succeeded: [OpenMatesPendingAction.Kind] = []
+        let (succeeded, failed) = await Self.outcomes(harness, count: 5)
+        #expect(failed.isEmpty)
+        #expect(succeeded.map(\.kind) == [.pin, .storeMessage, .askAI, .deleteMessage, .hide])
         #expect(
-            await harness.until { change in
-                if case .actionSucceeded(let action) = change { succeeded.append(action.kind) }
-                return succeeded.count == 5
-            })
-        #expect(succeeded == [.pinChat, .sendMessage, .deleteMessage, .archiveChat, .hideChat])
-        #expect(
-            await Self.actionTypes(harness.server) == [
-                "pin_chat", "send_message", "delete_message", "archive_chat", "hide_chat",
+            await Self.actionTypes(server) == [
+                "update_chat", "encrypted_chat_metadata", "chat_message_added", "delete_message",
+                "encrypted_chat_metadata",
             ])
+        // The pin succeeded with no answer to this device: the reference server sends it nothing.
+        #expect(await harness.sent("chat_pinned_updated").isEmpty)
         #expect(
-            await harness.server.appliedActions == [
-                "pin_chat:chat-002", "send_message:chat-000:local-1", "delete_message:chat-001:chat-001-m0",
-                "archive_chat:chat-001", "hide_chat:chat-002",
+            await server.appliedActions == [
+                "update_chat:chat-002:true", "store_message:chat-000:local-1", "delete_message:chat-001:chat-001-m0",
+                "hide:chat-001",
             ])
+        #expect(await server.aiRequests == ["chat-000:local-1"])
+        // No invented field or event reaches the server.
+        #expect(await server.ignoredTypes.isEmpty)
+        #expect(await server.received.allSatisfy { $0.payload["client_action_id"] == nil })
+        // The hidden chat's key is re-wrapped under the hide secret, on the server and here.
+        let wrapped = try #require(await server.chats["chat-001"]?.encryptedChatKey)
+        #expect(try harness.store.chat("chat-001")?.chat.encryptedChatKey == wrapped)
+        #expect((try? OpenMatesChatKeyWrap.unwrap(wrapped, masterKey: server.masterKey)) == nil)
+        #expect(try Self.unlock.unwrap(wrapped).bytes == (await server.chatKeys["chat-001"])?.bytes)
         #expect(try harness.store.pendingActions().isEmpty)
-        let server = await harness.server.chats
-        #expect(server["chat-002"]?.pinned == true && server["chat-002"]?.hidden == true)
-        #expect(server["chat-001"]?.archived == true)
-        // The acknowledged values stay: the server now says the same.
-        #expect(try harness.store.chat("chat-002")?.chat.hidden == true)
-        #expect(try harness.store.messages(chatID: "chat-000").filter { $0.messageID == "local-1" }.count == 1)
+
+        // Unhiding wraps it under the master key again.
+        try await harness.client.setHidden(false, chatID: "chat-001", masterKey: server.masterKey, unlock: Self.unlock)
+        #expect(await Self.outcomes(harness, count: 1).succeeded.map(\.kind) == [.hide])
+        let unhidden = try #require(await server.chats["chat-001"]?.encryptedChatKey)
+        #expect(try OpenMatesChatKeyWrap.unwrap(unhidden, masterKey: server.masterKey).bytes.count == 32)
+        #expect(await server.chats["chat-001"]?.hidden == false)
         await harness.client.close()
     }
 
-    @Test func aDisconnectAfterSendBeforeTheAnswerReplaysWithoutApplyingTwice() async throws {
+    @Test func theSandboxRefusesAKeyChangeWithoutTheRotationFlag() async throws {
+        let server = OpenMatesSandboxServer()
+        await server.seed(parents: 1)
+        let channel = await server.openChannel()
+        let key = try Self.unlock.wrap(try #require(await server.chatKeys["chat-000"]))
+        var frames = channel.inbound.makeAsyncIterator()
+        try await channel.send(
+            OpenMatesEnvelope(
+                type: "encrypted_chat_metadata", payload: ["chat_id": "chat-000", "encrypted_chat_key": .string(key)]
+            ).text)
+        let refused = try OpenMatesEnvelope(text: try #require(try await frames.next()))
+        #expect(refused.type == "chat_key_mismatch")
+        #expect(refused.payload["chat_id"] == "chat-000")
+        #expect(await server.chats["chat-000"]?.hidden == false)
+        try await channel.send(
+            OpenMatesEnvelope(
+                type: "encrypted_chat_metadata",
+                payload: [
+                    "chat_id": "chat-000", "encrypted_chat_key": .string(key), "allow_chat_key_rotation": true,
+                    "chat_key_rotation_reason": "hidden_chat",
+                ]
+            ).text)
+        let stored = try OpenMatesEnvelope(text: try #require(try await frames.next()))
+        #expect(stored.type == "encrypted_metadata_stored")
+        #expect(await server.chats["chat-000"]?.hidden == true)
+        #expect(await server.appliedActions == ["hide:chat-000"])
+        // The invented events of earlier versions get no answer at all, as on the reference server.
+        try await channel.send(OpenMatesEnvelope(type: "pin_chat", payload: ["chat_id": "chat-000"]).text)
+        #expect(await server.ignoredTypes == ["pin_chat"])
+        await channel.close()
+    }
+
+    @Test func anAIRequestIsSentOnceAcrossAReconnectAfterItsConfirmation() async throws {
         let (harness, transport) = try await Self.online()
-        var variant = OpenMatesSandboxVariant()
-        variant.unansweredActions = ["send_message"]
-        await harness.server.setVariant(variant)
         try await harness.client.sendMessage(
-            chatID: "chat-000", messageID: "local-1", encryptedContent: "sealed", createdAt: 1_700_000_100)
-        // The server applied it, but its answer never reached this device.
-        #expect(await eventually { await harness.server.appliedActions.count == 1 })
-        #expect(try harness.store.pendingActions().count == 1)
+            chatID: "chat-000", messageID: "local-1", encryptedContent: "sealed-local", createdAt: 1_700_000_100,
+            askAI: "hello")
+        #expect(await Self.outcomes(harness, count: 2).succeeded.map(\.kind) == [.storeMessage, .askAI])
+        await Self.goOffline(harness, transport)
+        await Self.reconnect(harness, transport)
+        #expect(await harness.untilSynced())
+        #expect(await harness.received("chat_message_added").count == 1)
+        #expect(await harness.server.aiRequests == ["chat-000:local-1"])
+        await harness.client.close()
+    }
+
+    @Test func anAIRequestWithoutAnyAcknowledgementIsResentAfterAReconnect() async throws {
+        var variant = OpenMatesSandboxVariant()
+        variant.unansweredActions = ["chat_message_added"]
+        let (harness, transport) = try await Self.online(variant: variant)
+        try await harness.client.sendMessage(
+            chatID: "chat-000", messageID: "local-1", encryptedContent: "sealed-local", createdAt: 1_700_000_100,
+            askAI: "hello")
+        #expect(await Self.outcomes(harness, count: 1).succeeded.map(\.kind) == [.storeMessage])
+        #expect(await eventually { await harness.received("chat_message_added").count == 1 })
         await harness.server.setVariant(OpenMatesSandboxVariant())
         await Self.goOffline(harness, transport)
-        #expect(try harness.store.pendingActions().first?.tries == 1)
         await Self.reconnect(harness, transport)
-        #expect(
-            await harness.until { change in
-                if case .actionSucceeded(let action) = change { return action.messageID == "local-1" }
-                return false
-            })
-        #expect(await Self.actionTypes(harness.server) == ["send_message", "send_message"])
-        #expect(await harness.server.appliedActions == ["send_message:chat-000:local-1"])
-        let serverMessages = await harness.server.chats["chat-000"]?.messages ?? []
-        #expect(serverMessages.filter { $0["message_id"]?.stringValue == "local-1" }.count == 1)
+        #expect(await Self.outcomes(harness, count: 1).succeeded.map(\.kind) == [.askAI])
+        #expect(await harness.received("chat_message_added").count == 2)
         #expect(try harness.store.pendingActions().isEmpty)
-        #expect(try harness.store.messages(chatID: "chat-000").filter { $0.messageID == "local-1" }.count == 1)
         await harness.client.close()
     }
 
-    @Test func aRelaunchWithAQueueReplaysIt() async throws {
-        let directory = try OpenMatesTemporaryDirectory()
-        let path = directory.path("om.sqlite")
-        let (first, transport) = try await Self.online(store: OpenMatesStore(path: path))
-        await Self.goOffline(first, transport)
-        try await first.client.setPinned(true, chatID: "chat-001")
-        try await first.client.sendMessage(
-            chatID: "chat-001", messageID: "local-1", encryptedContent: "sealed", createdAt: 1_700_000_100)
-        await first.client.close()
-        first.store.database.close()
-        #expect(await Self.actionTypes(first.server).isEmpty)
-
-        let relaunched = try OpenMatesClientHarness(server: first.server, store: OpenMatesStore(path: path))
-        #expect(try relaunched.store.pendingActions().map(\.kind) == [.pinChat, .sendMessage])
-        #expect(try relaunched.store.chat("chat-001")?.chat.pinned == true)
-        await relaunched.client.start()
-        var succeeded = 0
-        #expect(
-            await relaunched.until { change in
-                if case .actionSucceeded = change { succeeded += 1 }
-                return succeeded == 2
-            })
-        #expect(await relaunched.server.appliedActions == ["pin_chat:chat-001", "send_message:chat-001:local-1"])
-        #expect(try relaunched.store.pendingActions().isEmpty)
-        await relaunched.client.close()
-        relaunched.store.database.close()
-    }
-
-    @Test func aRefusingServerFailsTheActionExplicitlyAfterThreeTriesAndUndoesIt() async throws {
-        let (harness, _) = try await Self.online()
+    @Test func requestChatHistoryIsAnsweredByOneResendWithTheDecryptedHistory() async throws {
         var variant = OpenMatesSandboxVariant()
-        variant.refusedActions = ["pin_chat", "send_message"]
-        await harness.server.setVariant(variant)
-        try await harness.client.setPinned(true, chatID: "chat-001")
+        variant.aiCacheLacksHistory = true
+        let (harness, _) = try await Self.online(variant: variant)
+        await harness.client.setContentDecryptor(OpenMatesContentDecryptor(masterKey: harness.server.masterKey))
         try await harness.client.sendMessage(
-            chatID: "chat-001", messageID: "local-1", encryptedContent: "sealed", createdAt: 1_700_000_100)
-        try await harness.client.setHidden(true, chatID: "chat-002")
-        var failures: [(OpenMatesPendingAction, OpenMatesError)] = []
-        var succeeded: [OpenMatesPendingAction.Kind] = []
+            chatID: "chat-000", messageID: "local-1", encryptedContent: "sealed-local", createdAt: 1_700_000_100,
+            askAI: "hello")
+        #expect(await Self.outcomes(harness, count: 2).succeeded.map(\.kind) == [.storeMessage, .askAI])
+        let sent = await harness.received("chat_message_added")
+        #expect(sent.count == 2)
+        #expect(sent.first?.payload["message_history"] == nil)
+        let history = sent.last?.payload["message_history"]?.arrayValue ?? []
+        #expect(history.compactMap { $0.objectValue?["content"]?.stringValue }.first == "Message 0 of chat-000")
+        #expect(await harness.server.aiRequests == ["chat-000:local-1"])
+        await harness.client.close()
+    }
+
+    @Test func aQueueOfAnOlderVersionIsMappedWhenReadAndNothingInItIsLost() async throws {
+        let directory = try OpenMatesTemporaryDirectory()
+        let store = try OpenMatesStore(path: directory.path("om.sqlite"))
+        let (harness, _) = try await Self.online(store: store)
+        await harness.client.close()
+        let message: JSONValue = [
+            "message_id": "old-1", "role": "user", "created_at": 1_700_000_100, "encrypted_content": "sealed-old",
+        ]
+        let legacy = [
+            OpenMatesPendingAction(
+                kind: .init(rawValue: "send_message"), chatID: "chat-000",
+                payload: ["message": message, "message_id": "old-1"]),
+            OpenMatesPendingAction(
+                kind: .init(rawValue: "pin_chat"), chatID: "chat-001",
+                payload: ["pinned": true, OpenMatesPendingAction.valueBeforeKey: false]),
+            OpenMatesPendingAction(
+                kind: .init(rawValue: "hide_chat"), chatID: "chat-002", payload: ["is_hidden": true]),
+            OpenMatesPendingAction(
+                kind: .init(rawValue: "archive_chat"), chatID: "chat-002",
+                payload: ["is_archived": true, OpenMatesPendingAction.valueBeforeKey: false]),
+        ]
+        try store.enqueue(legacy)
+        var archived = try #require(try store.chat("chat-002")?.chat)
+        archived.archived = true
+        try store.apply([.upsertChat(archived)])
+        let read = try store.pendingActions()
+        #expect(read.map(\.kind.rawValue) == ["store_message", "pin", "hide", "archive_chat"])
+        #expect(read.first?.payload["encrypted_content"] == "sealed-old")
+
+        let relaunched = try OpenMatesClientHarness(server: harness.server, store: store)
+        await relaunched.client.start()
+        let (succeeded, failed) = await Self.outcomes(relaunched, count: 4)
+        #expect(succeeded.map(\.kind) == [.storeMessage, .pin])
+        #expect(failed.map(\.0.kind.rawValue) == ["hide", "archive_chat"])
+        #expect(failed.allSatisfy { $0.1 == .actionFailed })
         #expect(
-            await harness.until { change in
-                if case .actionFailed(let action, let error) = change { failures.append((action, error)) }
-                if case .actionSucceeded(let action) = change { succeeded.append(action.kind) }
-                return failures.count == 2 && succeeded.count == 1
-            })
-        #expect(failures.map(\.0.kind) == [.pinChat, .sendMessage])
-        #expect(failures.allSatisfy { $0.1 == .actionFailed && $0.0.tries == 3 })
-        #expect(failures.first?.1.detail?.contains("pin_chat refused") == true)
-        #expect(failures.first?.1.chatIDs == ["chat-001"])
-        #expect(succeeded == [.hideChat])
-        #expect(
-            await Self.actionTypes(harness.server) == [
-                "pin_chat", "pin_chat", "pin_chat", "send_message", "send_message", "send_message", "hide_chat",
-            ])
-        // Undone locally: the UI shows the server's state again, and nothing is left queued.
-        #expect(try harness.store.chat("chat-001")?.chat.pinned == false)
-        #expect(try !harness.store.messages(chatID: "chat-001").map(\.messageID).contains("local-1"))
-        #expect(try harness.store.pendingActions().isEmpty)
-        #expect(await harness.server.appliedActions == ["hide_chat:chat-002"])
-        await harness.client.close()
+            await relaunched.server.appliedActions == ["store_message:chat-000:old-1", "update_chat:chat-001:true"])
+        #expect(try store.chat("chat-002")?.chat.archived == false)
+        #expect(try await relaunched.client.failedActions().count == 2)
+        #expect(try store.pendingActions().isEmpty)
+        await relaunched.client.close()
     }
 
-    /// Waits until `count` actions failed for good.
-    private static func failures(_ harness: OpenMatesClientHarness, count: Int) async -> [OpenMatesPendingAction] {
-        var failed: [OpenMatesPendingAction] = []
-        _ = await harness.until { change in
-            if case .actionFailed(let action, _) = change { failed.append(action) }
-            return failed.count == count
-        }
-        return failed
-    }
-
-    @Test func aFailedPinOnAChatTheServerHasPinnedLeavesItPinned() async throws {
-        let server = OpenMatesSandboxServer()
-        await server.seed(parents: 3)
-        var pinned = try #require(await server.chats["chat-001"])
-        pinned.pinned = true
-        await server.put(pinned)
-        let harness = try OpenMatesClientHarness(server: server)
-        await harness.client.start()
-        #expect(await harness.untilSynced())
-        #expect(try harness.store.chat("chat-001")?.chat.pinned == true)
-        var variant = OpenMatesSandboxVariant()
-        variant.refusedActions = ["pin_chat", "hide_chat"]
-        await server.setVariant(variant)
-        try await harness.client.setPinned(true, chatID: "chat-001")
-        try await harness.client.setHidden(false, chatID: "chat-002")
-        #expect(await Self.failures(harness, count: 2).map(\.kind) == [.pinChat, .hideChat])
-        // Undoing restores what the server said, not the opposite of what was asked.
-        #expect(try harness.store.chat("chat-001")?.chat.pinned == true)
-        #expect(try harness.store.chat("chat-002")?.chat.hidden == false)
-        await harness.client.close()
-    }
-
-    @Test func twoFailedActionsOnOneFlagRestoreTheServersValue() async throws {
-        let (harness, transport) = try await Self.online()
-        var variant = OpenMatesSandboxVariant()
-        variant.refusedActions = ["archive_chat"]
-        await harness.server.setVariant(variant)
-        await Self.goOffline(harness, transport)
-        try await harness.client.setArchived(true, chatID: "chat-000")
-        try await harness.client.setArchived(false, chatID: "chat-000")
-        #expect(try harness.store.chat("chat-000")?.chat.archived == false)
-        await Self.reconnect(harness, transport)
-        #expect(await Self.failures(harness, count: 2).map(\.kind) == [.archiveChat, .archiveChat])
-        // Neither was applied: the chat shows the server's value (not the opposite of the last one asked for).
-        #expect(try harness.store.chat("chat-000")?.chat.archived == false)
-        #expect(try harness.store.pendingActions().isEmpty)
-        #expect(await harness.server.chats["chat-000"]?.archived == false)
-        await harness.client.close()
-    }
-
-    @Test func anUnansweredActionCountsATryOnTheClockAndFailsAfterThree() async throws {
-        let (harness, _) = try await Self.online()
-        var variant = OpenMatesSandboxVariant()
-        variant.unansweredActions = ["archive_chat"]
-        await harness.server.setVariant(variant)
-        try await harness.client.setArchived(true, chatID: "chat-000")
-        for tries in 1...3 {
-            #expect(await eventually { await Self.actionTypes(harness.server).count == tries })
-            #expect(try harness.store.pendingActions().first?.tries == tries - 1)
-            // The ping task sleeps too; the action's deadline (10 s) comes first.
-            #expect(await harness.clock.waitForSleepers(2))
-            await harness.clock.advance(by: .seconds(10))
-        }
-        #expect(
-            await harness.until { change in
-                if case .actionFailed(_, let error) = change { return error.detail?.contains("did not answer") == true }
-                return false
-            })
-        #expect(try harness.store.pendingActions().isEmpty)
-        // The server did apply it (idempotently, once); the client's value went back until the server says so.
-        #expect(await harness.server.appliedActions == ["archive_chat:chat-000"])
-        await harness.client.close()
-    }
-
-    @Test func aPendingHideWinsOverTheServerAndADeletedChatTakesNoAction() async throws {
+    @Test func aPendingHideKeepsItsKeyOverTheServerAndADeletedChatTakesNoAction() async throws {
         let (harness, transport) = try await Self.online()
         await Self.goOffline(harness, transport)
-        try await harness.client.setHidden(true, chatID: "chat-001")
-        // The server still says visible, and phased sync sends it with a newer version.
+        try await harness.client.setHidden(
+            true, chatID: "chat-001", masterKey: harness.server.masterKey, unlock: Self.unlock)
+        let local = try harness.store.chat("chat-001")?.chat.encryptedChatKey
         await harness.server.postMessageFromOtherDevice(chatID: "chat-001")
         var variant = OpenMatesSandboxVariant()
-        variant.unansweredActions = ["hide_chat"]
+        variant.unansweredActions = ["encrypted_chat_metadata"]
         await harness.server.setVariant(variant)
         await Self.reconnect(harness, transport)
         #expect(await harness.untilSynced())
         #expect(try harness.store.chat("chat-001")?.chat.hidden == true)
-        #expect(try harness.store.pendingActions().count == 1)
+        #expect(try harness.store.chat("chat-001")?.chat.encryptedChatKey == local)
+        #expect(try harness.store.pendingActions().map(\.kind) == [.hide])
 
         await harness.server.deleteChat("chat-002")
         #expect(await eventually { (try? harness.store.chat("chat-002")) == nil })
         await #expect(throws: OpenMatesError.actionFailed) {
             try await harness.client.setPinned(true, chatID: "chat-002")
         }
-        #expect(try harness.store.chat("chat-002") == nil)
-        #expect(try harness.store.pendingActions().map(\.kind) == [.hideChat])
         await harness.client.close()
+    }
+
+    /// A hide's acknowledgement removes it from the queue and writes the key the server now holds: both or
+    /// neither. Before, they were two transactions; a process killed between them (here: every write failing
+    /// from the second on) left the hide gone from the queue and announced by nobody, before or after a
+    /// relaunch. A path that fits `OpenMatesModelTests` seed 453's "action 1:2 announced 0 times" in one full
+    /// run (a kill and hides in its schedule; it passed three times alone).
+    @Test func aHideLeavesTheQueueOnlyWithTheKeyItsAcknowledgementWrites() async throws {
+        let (harness, _) = try await Self.online()
+        var variant = OpenMatesSandboxVariant()
+        variant.unansweredActions = ["encrypted_chat_metadata"]
+        await harness.server.setVariant(variant)
+        let hide = try await harness.client.setHidden(
+            true, chatID: "chat-001", masterKey: harness.server.masterKey, unlock: Self.unlock)
+        #expect(await eventually { await harness.received("encrypted_chat_metadata").count == 1 })
+        // The acknowledgement's first row write succeeds, the next fails, as if the process died there (the
+        // hook's own row is the first of the two it counts).
+        try OpenMatesModelTests.armKill(harness.store, afterRowWrites: 2)
+        let answers = await harness.client.traffic.received["encrypted_metadata_stored", default: 0]
+        #expect(await harness.server.push("encrypted_metadata_stored", ["chat_id": "chat-001", "status": "ok"]) == 1)
+        #expect(
+            await eventually {
+                await harness.client.traffic.received["encrypted_metadata_stored", default: 0] > answers
+            })
+        // Settled in memory before this read: nothing else is in flight on the client's executor.
+        await harness.client.close()
+        var announced = false
+        _ = await harness.until { change in
+            if case .actionSucceeded(let action) = change, action.id == hide.id { announced = true }
+            return announced
+        }
+        let stillQueued = try harness.store.pendingActions().map(\.id)
+        #expect(announced || stillQueued.contains(hide.id), "the hide left the queue unannounced")
     }
 }

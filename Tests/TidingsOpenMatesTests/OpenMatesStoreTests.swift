@@ -28,7 +28,7 @@ import TidingsCore
     @Test func keepsTheLastHundredChatsButNeverOneAPendingActionConcerns() throws {
         let store = try OpenMatesStore.inMemory()
         try fill(store, chats: 3)
-        try store.enqueue(OpenMatesPendingAction(kind: .hideChat, chatID: "c0"))
+        try store.enqueue(OpenMatesPendingAction(kind: .hide, chatID: "c0"))
         try fill(store, chats: 0)
         var sync = try OpenMatesHarness(store: store)
         for index in 3..<105 { try sync.apply(.chatUpdate(OM.record("c\(index)", lastEdited: 1000 + index))) }
@@ -163,7 +163,7 @@ import TidingsCore
         do {
             let store = try OpenMatesStore(path: path)
             try fill(store, chats: 2)
-            try store.enqueue(OpenMatesPendingAction(kind: .pinChat, chatID: "c1"))
+            try store.enqueue(OpenMatesPendingAction(kind: .pin, chatID: "c1"))
             try store.database.write { db in
                 try db.execute("DROP TABLE om_embeds")
                 try db.execute("DROP TABLE om_suggestions")
@@ -175,7 +175,7 @@ import TidingsCore
         #expect(healed.openReport.recovery == nil)
         #expect(try healed.chatList().count == 2)
         #expect(try healed.messages(chatID: "c1").count == 2)
-        #expect(try healed.pendingActions().map(\.kind) == [.pinChat])
+        #expect(try healed.pendingActions().map(\.kind) == [.pin])
         try healed.apply([.putSide(OpenMatesSideData(embeds: [["embed_id": "e"]])), .putSuggestions([["id": "s"]])])
         #expect(try healed.clientState().embedIDs == ["e"])
     }
@@ -186,8 +186,9 @@ import TidingsCore
         do {
             let store = try OpenMatesStore(path: path)
             try fill(store, chats: 40, messagesEach: 20)
-            try store.enqueue(OpenMatesPendingAction(kind: .sendMessage, chatID: "c1", payload: ["message_id": "mine"]))
-            try store.enqueue(OpenMatesPendingAction(kind: .archiveChat, chatID: "c2"))
+            try store.enqueue(
+                OpenMatesPendingAction(kind: .storeMessage, chatID: "c1", payload: ["message_id": "mine"]))
+            try store.enqueue(OpenMatesPendingAction(kind: .hide, chatID: "c2"))
             let (pageSize, root) = try store.database.read { db in
                 (
                     try db.fetchOne(Int.self, "PRAGMA page_size") ?? 4096,
@@ -205,7 +206,7 @@ import TidingsCore
         let rebuilt = try OpenMatesStore(path: path)
         let recovery = try #require(rebuilt.openReport.recovery)
         #expect(recovery.keptAllDurableData)
-        #expect(try rebuilt.pendingActions().map(\.kind) == [.sendMessage, .archiveChat])
+        #expect(try rebuilt.pendingActions().map(\.kind) == [.storeMessage, .hide])
         #expect(try rebuilt.chatList().isEmpty)
         #expect(try rebuilt.clientState() == OpenMatesClientState())
     }
@@ -217,7 +218,7 @@ import TidingsCore
             .putSide(OpenMatesSideData(embeds: [["embed_id": "e"]], embedKeys: [["id": "k"]])),
             .deleteChat(chatID: "c0"),
         ])
-        try store.enqueue(OpenMatesPendingAction(kind: .pinChat, chatID: "c1"))
+        try store.enqueue(OpenMatesPendingAction(kind: .pin, chatID: "c1"))
         try store.resetLocalStore()
         for table in OpenMatesStoreTable.allCases where table != .pendingActions {
             #expect(try store.count(table) == 0)

@@ -108,7 +108,7 @@ import TidingsCore
         #expect(try sync.messageIDs("c") == ["a", "b"])
         // The user sent "mine" offline: a pending action backs it.
         try sync.store.enqueue(
-            OpenMatesPendingAction(kind: .sendMessage, chatID: "c", payload: ["message_id": "mine"]),
+            OpenMatesPendingAction(kind: .storeMessage, chatID: "c", payload: ["message_id": "mine"]),
             applying: [
                 .mergeMessages(
                     chatID: "c", messages: [OM.message("mine", at: 9)], messagesV: nil, serverMessageCount: nil)
@@ -123,7 +123,7 @@ import TidingsCore
         var chat = try #require(try sync.store.chat("c")?.chat)
         chat.pinned = true
         let action = try sync.store.enqueue(
-            OpenMatesPendingAction(kind: .pinChat, chatID: "c", payload: ["pinned": true]),
+            OpenMatesPendingAction(kind: .pin, chatID: "c", payload: ["pinned": true]),
             applying: [.upsertChat(chat)])
         try sync.apply(
             OM.phase2([OM.record("c", messagesV: 2, pinned: false)]), .chatPinnedUpdated(chatID: "c", pinned: false))

@@ -79,6 +79,7 @@ extension OpenMatesClient {
         await send(.syncStatus, on: open)
         hydrationInFlight.removeAll()
         if !hydrationWanted.isEmpty { scheduleHydration() }
+        pingsUnanswered = 0
         await replayNextAction()
         pongAwaited = false
         let interval = configuration.pingInterval
@@ -164,6 +165,8 @@ extension OpenMatesClient {
             return
         case .pong:
             pongAwaited = false
+            pingsUnanswered = max(0, pingsUnanswered - 1)
+            await actionPongArrived()
             return
         case .unknown(let type):
             logger.info("ignored unknown event \(type)")

@@ -22,8 +22,9 @@ import TidingsNet
 ///   ``Configuration/pongTimeout`` ends the connection (then reconnect and a new `phased_sync_request`); the
 ///   server's pings are answered with pongs.
 /// - `force_logout` erases the store (pending actions and keys included) and stops the client.
-/// - Offline actions (``sendMessage(chatID:messageID:role:encryptedContent:createdAt:)``, …) replay in order on
-///   every connection, one at a time, each confirmed by the server's echo or failed explicitly after
+/// - Offline actions (``sendMessage(chatID:messageID:encryptedContent:createdAt:askAI:)``, …) replay in order on
+///   every connection, one at a time, in the reference server's events, each confirmed by its answer or failed
+///   explicitly after
 ///   ``Configuration/maximumActionTries`` tries (``Change/actionFailed(_:_:)``); none is dropped silently.
 ///
 /// - At most one `request_chat_content_batch` is in flight per connection, so each answer is matched to its
@@ -104,7 +105,8 @@ public actor OpenMatesClient {
         /// Something failed that the UI should show: a content batch's `partial_error`
         /// (``OpenMatesError/contentUnavailable`` naming the chats), `error`, `initial_sync_error`, a store error.
         case failure(OpenMatesError)
-        /// The server confirmed an offline action (its echo event arrived); it left the queue.
+        /// The server acknowledged an offline action (see ``OpenMatesClient`` actions for each kind's
+        /// acknowledgement); it left the queue.
         case actionSucceeded(OpenMatesPendingAction)
         /// An offline action failed for good after its last try (``OpenMatesError/actionFailed``, with the
         /// reason in `detail`); it left the queue and its local effect was undone.
@@ -156,6 +158,15 @@ public actor OpenMatesClient {
     var reconnectHealth: ReconnectHealth
     var actionInFlight: Int64?
     var actionTimeoutTask: Task<Void, Never>?
+    /// Pongs still to come before the pin in flight counts as read by the server (0: none awaited).
+    var actionPongsAwaited = 0
+    /// Pings sent on this connection and not answered yet: pongs arrive in order, so the pong answering a pin's
+    /// ping is the one after these.
+    var pingsUnanswered = 0
+    /// The AI request in flight was resent with its history on this try (once per try).
+    var historyResent = false
+    /// Decrypts a chat's history when the server asks for it (``setContentDecryptor(_:)``); memory only.
+    var contentDecryptor: OpenMatesContentDecryptor?
     /// The app asked for phase 3 and it has not finished: a reconnect asks for it again once its `all` sync is
     /// complete (in memory only: a relaunch starts with `all` alone, as the startup contract wants).
     var backgroundSyncWanted = false
@@ -310,6 +321,7 @@ public actor OpenMatesClient {
     func send(_ request: OpenMatesClientRequest, on channel: OpenMatesChannel) async {
         let envelope = request.envelope
         traffic.sent[envelope.type, default: 0] += 1
+        if case .ping = request { pingsUnanswered += 1 }
         do { try await channel.send(envelope.text) } catch {
             logger.info("send \(envelope.type) failed: the connection is gone")
         }

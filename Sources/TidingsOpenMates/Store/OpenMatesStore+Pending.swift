@@ -12,7 +12,8 @@ extension OpenMatesStore {
             return OpenMatesPendingAction(
                 id: id, kind: .init(rawValue: try row[1]), chatID: try row[2],
                 payload: payload.flatMap { try? JSONValue(parsing: $0) }?.objectValue ?? [:], tries: try row[4],
-                lastError: try row[5])
+                lastError: try row[5]
+            ).migrated
         }
     }
 
@@ -28,26 +29,47 @@ extension OpenMatesStore {
     public func enqueue(_ action: OpenMatesPendingAction, applying changes: [OpenMatesStoreChange] = []) throws
         -> OpenMatesPendingAction
     {
+        try enqueue([action], applying: changes)[0]
+    }
+
+    /// Queues actions durably, in order, together with the local changes they make (one transaction: all or
+    /// none).
+    ///
+    /// - Returns: The actions with their queue IDs.
+    @discardableResult
+    public func enqueue(_ actions: [OpenMatesPendingAction], applying changes: [OpenMatesStoreChange] = []) throws
+        -> [OpenMatesPendingAction]
+    {
         try database.write { db in
-            // The payload is sealed for its row, whose ID exists only once the row does.
-            try db.execute(
-                "INSERT INTO om_pending_actions(kind, chat_id, payload, tries) VALUES (?, ?, '', 0)",
-                [action.kind.rawValue, action.chatID])
-            var stored = action
-            stored.id = db.lastInsertRowID
-            let payload = try sealing.seal(
-                JSONValue.object(action.payload).jsonString(sortedKeys: true), "om_pending_actions", "payload",
-                rowID: stored.id)
-            try db.execute("UPDATE om_pending_actions SET payload = ? WHERE action_id = ?", [payload, stored.id])
-            stored.tries = 0
+            var queued: [OpenMatesPendingAction] = []
+            for action in actions {
+                // The payload is sealed for its row, whose ID exists only once the row does.
+                try db.execute(
+                    "INSERT INTO om_pending_actions(kind, chat_id, payload, tries) VALUES (?, ?, '', 0)",
+                    [action.kind.rawValue, action.chatID])
+                var stored = action
+                stored.id = db.lastInsertRowID
+                let payload = try sealing.seal(
+                    JSONValue.object(action.payload).jsonString(sortedKeys: true), "om_pending_actions", "payload",
+                    rowID: stored.id)
+                try db.execute("UPDATE om_pending_actions SET payload = ? WHERE action_id = ?", [payload, stored.id])
+                stored.tries = 0
+                queued.append(stored)
+            }
             for change in changes { try Self.apply(change, db, sealing) }
-            return stored
+            return queued
         }
     }
 
-    /// Removes an action the server acknowledged: its local value no longer outranks the server's.
-    public func acknowledge(_ actionID: Int64) throws {
-        try database.write { db in try db.execute("DELETE FROM om_pending_actions WHERE action_id = ?", [actionID]) }
+    /// Removes an action the server acknowledged (its local value no longer outranks the server's) together
+    /// with the local changes its acknowledgement makes, in one transaction: all or none, so an action never
+    /// leaves the queue without what its success wrote.
+    public func acknowledge(_ actionID: Int64, applying changes: [OpenMatesStoreChange] = []) throws {
+        let sealing = self.sealing
+        try database.write { db in
+            try db.execute("DELETE FROM om_pending_actions WHERE action_id = ?", [actionID])
+            for change in changes { try Self.apply(change, db, sealing) }
+        }
     }
 
     /// Records a failed try with its reason; the action stays queued.
@@ -71,7 +93,7 @@ extension OpenMatesStore {
             try db.execute("DELETE FROM om_pending_actions WHERE action_id = ?", [action.id])
             try Self.recordFailed(action, reason: reason, db, sealing)
             switch action.kind {
-            case .sendMessage:
+            case .storeMessage:
                 if let messageID = action.messageID {
                     try db.execute(
                         "DELETE FROM om_messages WHERE chat_id = ? AND message_id = ?", [action.chatID, messageID])
@@ -79,10 +101,12 @@ extension OpenMatesStore {
                 }
             case .deleteMessage:
                 try db.execute("UPDATE om_chats SET content_v = NULL WHERE chat_id = ?", [action.chatID])
-            case .pinChat: try Self.revert(action, column: "pinned", serverKeys: ["pinned", "is_pinned"], db, sealing)
-            case .archiveChat:
+            case .pin: try Self.revert(action, column: "pinned", serverKeys: ["pinned", "is_pinned"], db, sealing)
+            case .hide:
+                try Self.revert(action, column: "hidden", serverKeys: ["is_hidden", "hidden"], db, sealing)
+                try Self.revertKey(action, db, sealing)
+            case OpenMatesPendingAction.Kind.legacyArchiveChat:
                 try Self.revert(action, column: "archived", serverKeys: ["is_archived", "archived"], db, sealing)
-            case .hideChat: try Self.revert(action, column: "hidden", serverKeys: ["is_hidden", "hidden"], db, sealing)
             default: break
             }
         }
@@ -107,5 +131,26 @@ extension OpenMatesStore {
         let server = serverKeys.lazy.compactMap { stored.details.omBool($0) }.first
         guard let value = server ?? action.payload.omBool(OpenMatesPendingAction.valueBeforeKey) else { return }
         try db.execute("UPDATE om_chats SET \(column) = ? WHERE chat_id = ?", [Int64(value ? 1 : 0), action.chatID])
+    }
+
+    /// Puts a hidden or unhidden chat's key back after the hide failed: the key the server last named (in the
+    /// chat's details), else the key before the hide. While a later hide on the chat is queued, its key stays.
+    private static func revertKey(
+        _ action: OpenMatesPendingAction, _ db: SQLiteConnection, _ sealing: OpenMatesStoreSealing
+    ) throws {
+        let later =
+            try db.fetchOne(
+                Int64.self, "SELECT COUNT(*) FROM om_pending_actions WHERE chat_id = ? AND kind = ?",
+                [action.chatID, action.kind.rawValue]) ?? 0
+        guard later == 0 else { return }
+        let stored = try db.fetchOne("SELECT \(chatColumns) FROM om_chats WHERE chat_id = ?", [action.chatID]) {
+            try chat($0, sealing).0
+        }
+        guard var chat = stored,
+            let key = chat.details.omString("encrypted_chat_key")
+                ?? action.payload.omString(OpenMatesPendingAction.keyBeforeKey)
+        else { return }
+        chat.encryptedChatKey = key
+        try apply(.upsertChat(chat), db, sealing)
     }
 }

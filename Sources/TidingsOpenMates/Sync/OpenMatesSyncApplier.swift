@@ -197,7 +197,7 @@ public struct OpenMatesSyncApplier: Sendable {
                     raw: draft == nil ? ["encrypted_draft_md": .null] : [:]))
         case .forceLogout(let reason): builder.plan.signals.append(.loggedOut(reason: reason))
         case .error(let message): builder.plan.signals.append(.serverError(message))
-        case .ping, .pong, .malformed, .unknown: break
+        case .ping, .pong, .malformed, .unknown, .actionReply: break
         }
         return builder.plan
     }

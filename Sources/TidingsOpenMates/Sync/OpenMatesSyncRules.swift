@@ -4,7 +4,7 @@ import TidingsCore
 ///
 /// - The server is authoritative: a component (messages, title, draft) is replaced when the record's version
 ///   is newer than the stored one; an older or equal version never overwrites it (equal only fills blanks).
-/// - Local wins only while an unacknowledged pending action backs it (pinned, archived, hidden; messages
+/// - Local wins only while an unacknowledged pending action backs it (pinned, hidden and its chat key; messages
 ///   sent or deleted offline).
 /// - A record never clears what it does not carry: absent fields keep their stored values.
 /// - Tombstoned chats are never brought back by a record.
@@ -36,11 +36,14 @@ public enum OpenMatesSyncRules {
         if let lastEdited = record.lastEdited { chat.lastEdited = max(chat.lastEdited, lastEdited) }
         if let pinned = record.pinned, !view.backing.pinned.contains(record.chatID) { chat.pinned = pinned }
         if let hidden = record.hidden, !view.backing.hidden.contains(record.chatID) { chat.hidden = hidden }
-        if let archived = record.archived, !view.backing.archived.contains(record.chatID) { chat.archived = archived }
+        if let archived = record.archived { chat.archived = archived }
         if let parent = record.parentChatID { chat.parentChatID = parent }
         if let isSub = record.isSubChat { chat.isSubChat = isSub }
         if let unread = record.unreadCount { chat.unreadCount = max(0, unread) }
-        if let key = record.encryptedChatKey { chat.encryptedChatKey = key }
+        // A pending hide re-wrapped the key locally; the server's old wrapping must not undo that before it answers.
+        if let key = record.encryptedChatKey, !view.backing.hidden.contains(record.chatID) {
+            chat.encryptedChatKey = key
+        }
         for (key, value) in record.raw where !value.isNull || chat.details[key] == nil {
             chat.details[key] = value
         }

@@ -35,9 +35,13 @@ public enum OpenMatesClientRequest: Sendable, Hashable {
     case ping
     /// App-level `pong` (answer to the server's ping).
     case pong
-    /// A queued offline action, replayed as the live event of its kind (`send_message`, `pin_chat`, …) with its
-    /// fields, `chat_id` and `client_action_id` (the queue position, so a refusal can name it); `delete_message`
-    /// also names the chat and message as `chatId` and `messageId`, the names the public server's handler reads.
+    /// A queued offline action, replayed as the reference server's event for its kind (commit 1f6bb71):
+    /// ``OpenMatesPendingAction/Kind/storeMessage`` and ``OpenMatesPendingAction/Kind/hide`` as
+    /// `encrypted_chat_metadata`, ``OpenMatesPendingAction/Kind/askAI`` as `chat_message_added` (the message
+    /// nested under `message`), ``OpenMatesPendingAction/Kind/deleteMessage`` as `delete_message` {chatId,
+    /// messageId}, ``OpenMatesPendingAction/Kind/pin`` as `update_chat` {chat_id, pinned}. Payload keys kept on
+    /// the device (a flag's value before, a hide's key before) are never sent; nothing names a queue position,
+    /// since no server event would carry it back.
     case action(OpenMatesPendingAction)
 
     /// The envelope to send.
@@ -61,16 +65,47 @@ public enum OpenMatesClientRequest: Sendable, Hashable {
         case .syncStatus: return OpenMatesEnvelope(type: "sync_status_request")
         case .ping: return OpenMatesEnvelope(type: "ping")
         case .pong: return OpenMatesEnvelope(type: "pong")
-        case .action(let action):
-            var payload = action.payload
-            payload[OpenMatesPendingAction.valueBeforeKey] = nil
-            payload["chat_id"] = .string(action.chatID)
-            payload["client_action_id"] = .string(String(action.id))
-            if action.kind == .deleteMessage {
-                payload["chatId"] = .string(action.chatID)
-                payload["messageId"] = payload["message_id"]
-            }
-            return OpenMatesEnvelope(type: action.kind.rawValue, payload: payload)
+        case .action(let action): return Self.actionEnvelope(action)
         }
+    }
+}
+
+extension OpenMatesClientRequest {
+    /// The wire event of each kind; nil for a kind the reference server has no event for.
+    public static func eventType(of kind: OpenMatesPendingAction.Kind) -> String? {
+        switch kind {
+        case .storeMessage, .hide: "encrypted_chat_metadata"
+        case .askAI: "chat_message_added"
+        case .deleteMessage: "delete_message"
+        case .pin: "update_chat"
+        default: nil
+        }
+    }
+
+    static func actionEnvelope(_ action: OpenMatesPendingAction) -> OpenMatesEnvelope {
+        var payload = action.payload.filter { !OpenMatesPendingAction.localKeys.contains($0.key) }
+        switch action.kind {
+        case .deleteMessage:
+            payload = ["chatId": .string(action.chatID), "messageId": payload["message_id"] ?? .null]
+        case .askAI:
+            var message: [String: JSONValue] = ["role": .string("user")]
+            for key in ["message_id", "content", "created_at", "chat_has_title", "current_chat_title"] {
+                message[key] = payload.removeValue(forKey: key)
+            }
+            payload["role"] = nil
+            payload["message"] = .object(message)
+            payload["is_incognito"] = payload["is_incognito"] ?? .bool(false)
+            payload["chat_id"] = .string(action.chatID)
+        case .hide:
+            payload["allow_chat_key_rotation"] = .bool(true)
+            payload["chat_key_rotation_reason"] = .string("hidden_chat")
+            payload["is_hidden"] = nil
+            payload["chat_id"] = .string(action.chatID)
+        case .storeMessage:
+            payload["role"] = nil
+            payload["chat_id"] = .string(action.chatID)
+        default: payload["chat_id"] = .string(action.chatID)
+        }
+        return OpenMatesEnvelope(type: eventType(of: action.kind) ?? action.kind.rawValue, payload: payload)
     }
 }

@@ -48,6 +48,10 @@ public enum OpenMatesServerEvent: Sendable, Hashable {
     case chatReadStatusUpdated(chatID: String, unreadCount: Int)
     /// `chat_draft_updated`.
     case chatDraftUpdated(chatID: String, encryptedDraft: String?, draftV: Int?)
+    /// An answer to this device's own action: `chat_message_confirmed`, `encrypted_metadata_stored`,
+    /// `ai_task_initiated`, `message_queued`, `request_chat_history`, `chat_key_mismatch`,
+    /// `incomplete_chat_metadata`. It changes no stored data; it settles the action in flight.
+    case actionReply(OpenMatesActionReply)
     /// `force_logout`: the session ended.
     case forceLogout(reason: String?)
     /// `error` {message}.
@@ -138,6 +142,8 @@ public enum OpenMatesServerEvent: Sendable, Hashable {
                 chatID: chatID,
                 encryptedDraft: data.omString("encrypted_draft_md") ?? payload.omString("encrypted_draft_md"),
                 draftV: versions.omInt("draft_v") ?? payload.omInt("draft_v"))
+        case _ where OpenMatesActionReply.names.contains(type):
+            return .actionReply(OpenMatesActionReply(type: type, payload: payload))
         case "force_logout": return .forceLogout(reason: payload.omString("reason") ?? payload.omString("message"))
         case "error": return .error(message: payload.omString("message") ?? "error")
         case "ping": return .ping
@@ -145,4 +151,35 @@ public enum OpenMatesServerEvent: Sendable, Hashable {
         default: return .unknown(type: type)
         }
     }
+}
+
+/// An answer the server sends only to the device that acted (the reference server's handlers at 1f6bb71).
+public struct OpenMatesActionReply: Sendable, Hashable {
+    /// The event types that are action replies.
+    static let names: Set<String> = [
+        "chat_message_confirmed", "encrypted_metadata_stored", "ai_task_initiated", "message_queued",
+        "request_chat_history", "chat_key_mismatch", "incomplete_chat_metadata",
+    ]
+    /// The event type.
+    public var type: String
+    /// The chat it names, when it names one.
+    public var chatID: String?
+    /// The message it names (`message_id`, or `user_message_id` for `ai_task_initiated`), when it names one.
+    public var messageID: String?
+    /// `status` (`"synced"` when `chat_message_confirmed` answers a stored message).
+    public var status: String?
+    /// The server's words (`message`, else `reason`, else `code`), for a refusal's reason.
+    public var message: String?
+
+    /// Reads a reply's fields; absent ones stay nil.
+    public init(type: String, payload: [String: JSONValue]) {
+        self.type = type
+        chatID = payload.omID("chat_id")
+        messageID = payload.omID("message_id") ?? payload.omID("user_message_id")
+        status = payload.omString("status")
+        message = payload.omString("message") ?? payload.omString("reason") ?? payload.omString("code")
+    }
+
+    /// Whether it refuses the action it answers (`chat_key_mismatch`, `incomplete_chat_metadata`).
+    public var isRefusal: Bool { type == "chat_key_mismatch" || type == "incomplete_chat_metadata" }
 }

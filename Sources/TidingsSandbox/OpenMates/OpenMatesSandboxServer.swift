@@ -17,11 +17,10 @@ import TidingsOpenMates
 /// - `request_chat_content_batch` → `chat_content_batch_response` for the chats the server has; a chat it does
 ///   not have (deleted) is left out of the answer entirely (no messages, no versions, not in `partial_error`),
 ///   and the variant's failures are named in `partial_error`.
-/// - `ping` → `pong`; an unknown type → `error`.
-/// - The offline set's live events (`send_message`, `delete_message`, `pin_chat`, `archive_chat`, `hide_chat`)
-///   change the chat idempotently (a message ID already stored, or a value already set, changes nothing) and
-///   echo to every connection: `new_chat_message`, `message_deleted`, `chat_pinned_updated`, `chat_update`.
-///   An action on a chat the user does not have is refused with `error` {message, client_action_id}.
+/// - `ping` → `pong`; an unknown type is answered with nothing, as the reference server does (``ignoredTypes``).
+/// - The actions in the reference server's events and answers (`delete_message`, `update_chat`,
+///   `encrypted_chat_metadata`, `chat_message_added`: see `action(_:type:payload:)`); an action on a chat the
+///   user does not have is refused with `error` {message, chat_id}.
 /// - Another device's actions (``postMessageFromOtherDevice(chatID:role:)``, ``deleteChat(_:)``) push
 ///   `new_chat_message` / `chat_deleted` to every open connection.
 ///
@@ -54,9 +53,15 @@ public actor OpenMatesSandboxServer {
     public internal(set) var received: [OpenMatesEnvelope] = []
     /// Every frame sent, in order.
     public internal(set) var sent: [OpenMatesEnvelope] = []
-    /// Every action that changed the server's data, as `type:chat_id[:message_id]`, in order (an action resent
+    /// Every action that changed the server's data, in order: `store_message:chat:message`,
+    /// `delete_message:chat:message`, `update_chat:chat:pinned`, `hide:chat`, `unhide:chat` (an action resent
     /// after it was applied changes nothing and is not listed again).
     public internal(set) var appliedActions: [String] = []
+    /// Every `chat_message_added` that started an AI task, as `chat_id:message_id`, in order (the real server is
+    /// not idempotent here: a resend is listed again).
+    public internal(set) var aiRequests: [String] = []
+    /// Frame types received that the server does not know and answered nothing to, in order.
+    public internal(set) var ignoredTypes: [String] = []
     /// Connections accepted so far.
     public private(set) var connectionsAccepted = 0
 

@@ -40,17 +40,14 @@ public struct OpenMatesSandboxVariant: Sendable, Hashable {
     /// previous phase 2 (a cached count refreshed after each use), so a deletion shows in it one sync late.
     /// A client that relied on the count alone would keep a chat deleted while it was offline for a sync.
     public var lateTotalChatCount = false
-    /// Action types (`send_message`, `pin_chat`, …) refused with an `error` naming the `client_action_id`;
-    /// nothing is applied.
+    /// Action event types (`update_chat`, `encrypted_chat_metadata`, …) refused with `error` {message, chat_id},
+    /// the reference server's handlers' form; nothing is applied.
     public var refusedActions: Set<String> = []
-    /// Refusals take the public server's form, `{message, chat_id}`, without the `client_action_id` (its
-    /// handlers, `delete_message_handler.py` say, name the chat only).
-    public var refusalsNameTheChatOnly = false
-    /// `delete_message` is read as the public server's handler reads it (`delete_message_handler.py`): the chat
-    /// and message from `chatId` and `messageId` only; `chat_id`/`message_id` alone are "missing" and refused.
-    public var deleteMessageReadsCamelCase = false
-    /// Action types applied but never answered: the echo to the acting connection is dropped, as when the
-    /// connection fails after the server applied it.
+    /// The server's AI cache lacks every chat: `chat_message_added` without `message_history` is answered only by
+    /// `request_chat_history` {chat_id, reason} (nothing applied, no AI task), as the reference server does.
+    public var aiCacheLacksHistory = false
+    /// Action event types applied but never answered: the answers to the acting connection are dropped, as when
+    /// the connection fails after the server applied it.
     public var unansweredActions: Set<String> = []
 
     /// The app-level `ping` gets no `pong`, as from a server that died behind a socket still open.

@@ -71,43 +71,51 @@ func openMatesDemo() async throws {
     }
     print("  chat_content_batch_response arrived: \(describe(try await session.client.openChat(chatID))).")
 
-    // 4. Offline: three actions queue durably and apply locally, then replay in order on reconnect.
+    // 4. Offline: actions queue durably and apply locally, then replay in order on reconnect, in the reference
+    // server's own events; the server refuses one, which is undone.
     print("")
     network.refusing = true
     await server.dropAllConnections()
     try await session.untilStatus { $0.offlineBanner }
     var variant = OpenMatesSandboxVariant()
-    variant.refusedActions = ["archive_chat"]
+    variant.refusedActions = ["update_chat"]
     await server.setVariant(variant)
-    print("Offline (offline banner on). Three actions, applied locally at once and queued:")
+    // A fixed hide secret keeps the demo deterministic (an app derives it from the user's hide password).
+    let unlock = OpenMatesHiddenChatUnlock(
+        secret: try TidingsCrypto.SymmetricKey(bytes: TidingsCrypto.SHA256.hash(Array("demo hide secret".utf8))))
+    print("Offline (offline banner on). Actions, applied locally at once and queued:")
     try await session.client.sendMessage(
         chatID: "chat-000", messageID: "demo-offline-1", encryptedContent: "sealed: see you at 6",
-        createdAt: 1_700_000_500)
+        createdAt: 1_700_000_500, askAI: "see you at 6")
+    try await session.client.setHidden(true, chatID: "chat-002", masterKey: server.masterKey, unlock: unlock)
     try await session.client.setPinned(true, chatID: "chat-005")
-    try await session.client.setArchived(true, chatID: "chat-002")
-    for action in try session.store.pendingActions() { print("  queued \(action.kind) on \(action.chatID)") }
+    for action in try session.store.pendingActions() {
+        let event = OpenMatesClientRequest.eventType(of: action.kind) ?? "?"
+        print("  queued \(action.kind) on \(action.chatID) (\(event))")
+    }
     print("  chat-005 first in the list: \(try session.store.chatList().first?.chatID == "chat-005" ? "yes" : "no")")
 
     network.refusing = false
     try await session.reconnect()
-    print("Back online; the queue drains in order (each confirmed by the server's echo or failed after 3 tries):")
+    print("Back online; the queue drains in order (each settled by the server's answer or failed after 3 tries):")
     var settled = 0
     try await session.until { change in
         switch change {
         case .actionSucceeded(let action):
-            print("  \(action.kind) on \(action.chatID): confirmed")
+            print("  \(action.kind) on \(action.chatID): acknowledged")
         case .actionFailed(let action, let error):
             print("  \(action.kind) on \(action.chatID): failed, \(error.detail ?? "no reason"); undone")
         default: return false
         }
         settled += 1
-        return settled == 3
+        return settled == 4
     }
-    let archived = try session.store.chat("chat-002")?.chat.archived ?? true
+    let pinned = try session.store.chat("chat-005")?.chat.pinned ?? true
     print(
-        "  queue empty: \(try session.store.pendingActions().isEmpty ? "yes" : "no"); chat-002 archived: "
-            + "\(archived ? "yes" : "no") (the server's value); server applied: "
-            + (await server.appliedActions).joined(separator: ", "))
+        "  queue empty: \(try session.store.pendingActions().isEmpty ? "yes" : "no"); chat-005 pinned: "
+            + "\(pinned ? "yes" : "no") (the server's value); server applied: "
+            + (await server.appliedActions).joined(separator: ", ") + "; AI asked: "
+            + (await server.aiRequests).joined(separator: ", "))
     await session.client.close()
 
     // 5. Offline prefetch: the older chats' content, chunk by chunk from cursor 10, until the server says done.

@@ -42,10 +42,10 @@ import TidingsSandbox
         ])
         try store.enqueue(
             OpenMatesPendingAction(
-                kind: .sendMessage, chatID: "chat-1", payload: ["encrypted_content": .string(Self.secrets[6])]))
+                kind: .storeMessage, chatID: "chat-1", payload: ["encrypted_content": .string(Self.secrets[6])]))
         let failed = try store.enqueue(
             OpenMatesPendingAction(
-                kind: .sendMessage, chatID: "chat-1", payload: ["encrypted_content": .string(Self.secrets[8])]))
+                kind: .storeMessage, chatID: "chat-1", payload: ["encrypted_content": .string(Self.secrets[8])]))
         try store.abandon(failed, reason: "refused")
     }
 

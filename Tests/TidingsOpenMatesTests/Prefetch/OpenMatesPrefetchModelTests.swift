@@ -40,12 +40,14 @@ import TidingsSandbox
         _ server: OpenMatesSandboxServer, path: String, variant: OpenMatesSandboxPrefetchVariant
     ) async throws -> (OpenMatesClientHarness, PrefetchHarness) {
         var prefetch: PrefetchHarness?
-        let client = try await OpenMatesModel.launch(server, path: path) { client in
-            let attached = try PrefetchHarness(server: server, store: client.store, clock: client.clock)
-            attached.endpoint.variant = variant
-            await attached.prefetcher.attach(to: client.client)
-            prefetch = attached
-        }
+        let client = try await OpenMatesModel.launch(
+            server, path: path,
+            beforeStart: { client in
+                let attached = try PrefetchHarness(server: server, store: client.store, clock: client.clock)
+                attached.endpoint.variant = variant
+                await attached.prefetcher.attach(to: client.client)
+                prefetch = attached
+            })
         return (client, try #require(prefetch))
     }
 
@@ -83,9 +85,11 @@ import TidingsSandbox
             case 3:
                 guard let chat = ids.randomElement(using: &random) else { continue }
                 if Bool.random(using: &random) {
-                    _ = try await harness.client.setHidden(Bool.random(using: &random), chatID: chat)
+                    _ = try await harness.client.setHidden(
+                        Bool.random(using: &random), chatID: chat, masterKey: server.masterKey,
+                        unlock: OpenMatesOfflineActionsTests.unlock)
                 } else {
-                    _ = try await harness.client.setArchived(Bool.random(using: &random), chatID: chat)
+                    _ = try await harness.client.setPinned(Bool.random(using: &random), chatID: chat)
                 }
                 #expect(
                     await eventually(maxYields: 200_000) { (try? harness.store.pendingActions().isEmpty) == true },

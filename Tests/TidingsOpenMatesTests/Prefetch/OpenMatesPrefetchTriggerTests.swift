@@ -32,8 +32,17 @@ import TidingsSandbox
         // An action queued and replayed: once the queue is empty, another pass.
         // Driven on the clock: `drive` may have moved it past a pong deadline the client had not read in time (a
         // loaded machine), and the reconnect that follows waits its delay on the clock.
+        // A pin succeeds by the pong to the ping sent after it: the clock moves on only once every ping sent has
+        // its pong read, or a jump to the action's deadline would fail tries the server had answered.
         try await client.client.setPinned(true, chatID: chatID(0))
-        #expect(try await harness.drive { try client.store.count(.pendingActions) == 0 })
+        #expect(
+            try await harness.drive {
+                _ = await eventually(maxYields: 100_000) {
+                    let traffic = await client.client.traffic
+                    return traffic.received["pong", default: 0] >= traffic.sent["ping", default: 0]
+                }
+                return try client.store.count(.pendingActions) == 0
+            })
         #expect(try await client.client.failedActions().isEmpty)
         #expect(await harness.drive { harness.endpoint.served.count == 6 })
         await client.client.close()

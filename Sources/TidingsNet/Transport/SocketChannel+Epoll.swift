@@ -6,7 +6,6 @@
     #endif
     import Foundation
     import Glibc
-    import Synchronization
     import TidingsCore
 
     /// A waiter for one direction of an epoll-registered descriptor: every edge is reported, so it
@@ -54,15 +53,15 @@
 
         /// Whether the kernel lacks `epoll_pwait2` (before Linux 5.11): timeouts are then rounded up to
         /// whole milliseconds.
-        private static let finePrecisionMissing = Atomic<Bool>(false)
+        private static let finePrecisionMissing = LockedState(false)
 
         private static let systemWait: WaitFunction = { descriptor, events, capacity, timeout in
-            if timeout > 0, !finePrecisionMissing.load(ordering: .relaxed) {
+            if timeout > 0, !finePrecisionMissing.withLock({ $0 }) {
                 var limit = timespec(tv_sec: Int(timeout / 1_000_000_000), tv_nsec: Int(timeout % 1_000_000_000))
                 let count = epoll_pwait2(descriptor, events, capacity, &limit, nil)
                 let code = count < 0 ? errno : 0
                 guard code == ENOSYS else { return (count, code) }
-                finePrecisionMissing.store(true, ordering: .relaxed)
+                finePrecisionMissing.withLock { $0 = true }
             }
             let milliseconds = timeout <= 0 ? Int32(timeout) : Int32(clamping: (timeout + 999_999) / 1_000_000)
             let count = epoll_wait(descriptor, events, capacity, milliseconds)

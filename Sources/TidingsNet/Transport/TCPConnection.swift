@@ -2,11 +2,6 @@ import Dispatch
 import Foundation
 import TidingsCore
 
-#if os(Linux)
-    // The read-coalescing state below is Linux-only (it tunes epoll waits), so `Mutex` may serve there.
-    import Synchronization
-#endif
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -33,7 +28,7 @@ public final class TCPConnection: ByteStream, Sendable {
     private let writeLock = AsyncLock()
     #if os(Linux)
         /// Whether waits for readability are being coalesced, and the low-water mark the socket has.
-        private let coalescing: Mutex<CoalescingState>
+        private let coalescing: LockedState<CoalescingState>
     #endif
     /// The host (or address) this connection was opened to, or the peer address for accepted ones.
     public let remoteHost: String
@@ -44,7 +39,7 @@ public final class TCPConnection: ByteStream, Sendable {
         self.channel = channel
         self.remoteHost = remoteHost
         #if os(Linux)
-            coalescing = Mutex(CoalescingState(policy: ReadCoalescer(settings: readCoalescing)))
+            coalescing = LockedState(CoalescingState(policy: ReadCoalescer(settings: readCoalescing)))
         #endif
         var one: Int32 = 1
         // Small frames (pings, acks) must not wait for Nagle's algorithm.

@@ -8,6 +8,25 @@ import TidingsSandbox
 /// Closing the client is the app's doing, not the server's: it costs no action a try, and nothing the client
 /// does to the store after ``OpenMatesClient/close()`` returns goes unannounced.
 @Suite(.timeLimit(.minutes(1))) struct OpenMatesCloseTests {
+    /// A synced client on a store file at `path` whose one stored message is sent and left unanswered by the
+    /// server, with a single try allowed: closing it is what decides the action's fate.
+    private static func messageInFlight(path: String) async throws -> (
+        OpenMatesSandboxServer, OpenMatesClientHarness, OpenMatesPendingAction
+    ) {
+        let server = OpenMatesSandboxServer()
+        await server.seed(parents: 3)
+        var variant = OpenMatesSandboxVariant()
+        variant.unansweredActions = ["encrypted_chat_metadata"]
+        await server.setVariant(variant)
+        let harness = try OpenMatesClientHarness(
+            server: server, store: OpenMatesStore(path: path), configuration: .init(maximumActionTries: 1))
+        await harness.client.start()
+        #expect(await harness.untilSynced())
+        let queued = try await harness.client.sendMessage(
+            chatID: "chat-001", messageID: "local-1", encryptedContent: "sealed", createdAt: 1_700_000_100)
+        return (server, harness, queued)
+    }
+
     /// A client whose action in flight has its last try left, closed before the server answers.
     ///
     /// Before the fix the connection's end, which `close()` causes, counted as a failed try: with one try
@@ -15,19 +34,7 @@ import TidingsSandbox
     /// queue lost it and no subscriber heard of it (`OpenMatesModelTests`, seeds 66 and 666: "announced 0 times").
     @Test func closingWithAnActionInFlightKeepsItQueuedWithItsTries() async throws {
         let directory = try OpenMatesTemporaryDirectory()
-        let path = directory.path("om.sqlite")
-        let server = OpenMatesSandboxServer()
-        await server.seed(parents: 3)
-        var variant = OpenMatesSandboxVariant()
-        variant.unansweredActions = ["encrypted_chat_metadata"]
-        await server.setVariant(variant)
-        let harness = try OpenMatesClientHarness(
-            server: server, store: OpenMatesStore(path: path),
-            configuration: .init(maximumActionTries: 1))
-        await harness.client.start()
-        #expect(await harness.untilSynced())
-        let queued = try await harness.client.sendMessage(
-            chatID: "chat-001", messageID: "local-1", encryptedContent: "sealed", createdAt: 1_700_000_100)
+        let (_, harness, queued) = try await Self.messageInFlight(path: directory.path("om.sqlite"))
         #expect(await eventually { await harness.server.received.map(\.type).contains("encrypted_chat_metadata") })
 
         await harness.client.close()
@@ -57,17 +64,7 @@ import TidingsSandbox
     @Test func anActionKeptByCloseIsReplayedAndAnnouncedAfterARelaunch() async throws {
         let directory = try OpenMatesTemporaryDirectory()
         let path = directory.path("om.sqlite")
-        let server = OpenMatesSandboxServer()
-        await server.seed(parents: 3)
-        var variant = OpenMatesSandboxVariant()
-        variant.unansweredActions = ["encrypted_chat_metadata"]
-        await server.setVariant(variant)
-        let first = try OpenMatesClientHarness(
-            server: server, store: OpenMatesStore(path: path), configuration: .init(maximumActionTries: 1))
-        await first.client.start()
-        #expect(await first.untilSynced())
-        let queued = try await first.client.sendMessage(
-            chatID: "chat-001", messageID: "local-1", encryptedContent: "sealed", createdAt: 1_700_000_100)
+        let (server, first, queued) = try await Self.messageInFlight(path: path)
         #expect(await eventually { await first.server.received.map(\.type).contains("encrypted_chat_metadata") })
         await first.client.close()
         first.store.database.close()

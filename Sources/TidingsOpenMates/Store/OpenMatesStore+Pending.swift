@@ -112,6 +112,21 @@ extension OpenMatesStore {
         }
     }
 
+    /// The stored chat a failed `action` concerns, when its local effect is to be undone: nil when the chat is not
+    /// stored, or while a later action of the same kind on it is queued (its value stays shown).
+    private static func chatToRevert(
+        after action: OpenMatesPendingAction, _ db: SQLiteConnection, _ sealing: OpenMatesStoreSealing
+    ) throws -> OpenMatesChat? {
+        let later =
+            try db.fetchOne(
+                Int64.self, "SELECT COUNT(*) FROM om_pending_actions WHERE chat_id = ? AND kind = ?",
+                [action.chatID, action.kind.rawValue]) ?? 0
+        guard later == 0 else { return nil }
+        return try db.fetchOne("SELECT \(chatColumns) FROM om_chats WHERE chat_id = ?", [action.chatID]) {
+            try chat($0, sealing).0
+        }
+    }
+
     /// Puts a flag back after its action failed: to what the server last said (the chat's stored details keep
     /// the server's records even while a pending action outranks them), else to the value before the first
     /// queued action on the flag. While a later action on the same flag is queued, its value stays shown.
@@ -119,15 +134,7 @@ extension OpenMatesStore {
         _ action: OpenMatesPendingAction, column: String, serverKeys: [String], _ db: SQLiteConnection,
         _ sealing: OpenMatesStoreSealing
     ) throws {
-        let later =
-            try db.fetchOne(
-                Int64.self, "SELECT COUNT(*) FROM om_pending_actions WHERE chat_id = ? AND kind = ?",
-                [action.chatID, action.kind.rawValue]) ?? 0
-        guard later == 0 else { return }
-        let stored = try db.fetchOne("SELECT \(chatColumns) FROM om_chats WHERE chat_id = ?", [action.chatID]) {
-            try chat($0, sealing).0
-        }
-        guard let stored else { return }
+        guard let stored = try chatToRevert(after: action, db, sealing) else { return }
         let server = serverKeys.lazy.compactMap { stored.details.omBool($0) }.first
         guard let value = server ?? action.payload.omBool(OpenMatesPendingAction.valueBeforeKey) else { return }
         try db.execute("UPDATE om_chats SET \(column) = ? WHERE chat_id = ?", [Int64(value ? 1 : 0), action.chatID])
@@ -138,15 +145,7 @@ extension OpenMatesStore {
     private static func revertKey(
         _ action: OpenMatesPendingAction, _ db: SQLiteConnection, _ sealing: OpenMatesStoreSealing
     ) throws {
-        let later =
-            try db.fetchOne(
-                Int64.self, "SELECT COUNT(*) FROM om_pending_actions WHERE chat_id = ? AND kind = ?",
-                [action.chatID, action.kind.rawValue]) ?? 0
-        guard later == 0 else { return }
-        let stored = try db.fetchOne("SELECT \(chatColumns) FROM om_chats WHERE chat_id = ?", [action.chatID]) {
-            try chat($0, sealing).0
-        }
-        guard var chat = stored,
+        guard var chat = try chatToRevert(after: action, db, sealing),
             let key = chat.details.omString("encrypted_chat_key")
                 ?? action.payload.omString(OpenMatesPendingAction.keyBeforeKey)
         else { return }
